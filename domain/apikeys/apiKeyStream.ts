@@ -1,0 +1,1 @@
+export const apiKeyStream = (keyId: string): string => `apikey-${keyId}`;

@@ -1,0 +1,33 @@
+import type { Migration } from './migration.ts';
+
+export const postgresEventStoreMigrations: readonly Migration[] = [
+  {
+    id: 'eventstore/0001_events',
+    sql: `
+      CREATE TABLE events (
+        global_position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        -- Readers order by (transaction_id, global_position) and only read below the oldest
+        -- running transaction, so an event whose transaction commits late is never skipped.
+        transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        event_id uuid NOT NULL UNIQUE,
+        stream text NOT NULL,
+        revision integer NOT NULL,
+        type text NOT NULL,
+        schema_version integer NOT NULL DEFAULT 1,
+        data jsonb NOT NULL,
+        metadata jsonb NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        UNIQUE (stream, revision)
+      );
+      CREATE INDEX events_global_order ON events (transaction_id, global_position);
+      CREATE INDEX events_type ON events (type);
+      CREATE FUNCTION events_are_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the event log is append-only (% refused)', TG_OP; END
+      $$;
+      CREATE TRIGGER events_no_update_or_delete BEFORE UPDATE OR DELETE ON events
+        FOR EACH ROW EXECUTE FUNCTION events_are_append_only();
+      CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
+        FOR EACH STATEMENT EXECUTE FUNCTION events_are_append_only();
+    `,
+  },
+];

@@ -1,0 +1,81 @@
+/**
+ * The event-store port. Every adapter (Postgres/PGlite, EventStoreDB) implements it and
+ * passes the one contract suite in test/domain/eventstore/.
+ */
+
+/**
+ * A point in the global order. For Postgres it is (transaction id, global position): ordering by
+ * the pair is what lets readers never skip an event whose transaction commits late. For
+ * EventStoreDB it is (commit, prepare). Compare with `comparePosition`, never field by field.
+ */
+export type Position = { readonly tx: bigint; readonly seq: bigint };
+
+export const START: Position = { tx: 0n, seq: 0n };
+
+export const comparePosition = (a: Position, b: Position): number =>
+  a.tx < b.tx ? -1 : a.tx > b.tx ? 1 : a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0;
+
+export const positionToString = (p: Position): string => `${p.tx}:${p.seq}`;
+
+export const positionFromString = (s: string): Position => {
+  const m = /^(\d+):(\d+)$/.exec(s);
+  if (!m) throw new Error(`invalid position "${s}", expected "<tx>:<seq>"`);
+  return { tx: BigInt(m[1]!), seq: BigInt(m[2]!) };
+};
+
+/** Who did it, on which request, when, and which command caused it: the audit trail. */
+export type EventMetadata = {
+  readonly actor: string;
+  readonly requestId: string | null;
+  readonly time: string;
+  readonly causation: string | null;
+};
+
+export type NewEvent = {
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+  readonly schemaVersion?: number;
+};
+
+export type StoredEvent = {
+  readonly id: string;
+  readonly stream: string;
+  readonly revision: number;
+  readonly position: Position;
+  readonly type: string;
+  readonly schemaVersion: number;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+};
+
+/** `no_stream`: the stream must not exist; a number: its last revision must be exactly that. */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export type AppendResult = {
+  /** Revision of the last appended event. */
+  readonly revision: number;
+  /** Global position of the last appended event. */
+  readonly position: Position;
+};
+
+export interface EventStore {
+  appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream in revision order; [] for a stream that does not exist. */
+  readStream(stream: string): Promise<StoredEvent[]>;
+  /** Up to `limit` events strictly after `after` in the one global order (all committed before them included). */
+  readAll(after: Position, limit: number): Promise<StoredEvent[]>;
+  /** The position of the newest event a reader may see now (START when the log is empty). */
+  headPosition(): Promise<Position>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  readonly code = 'wrong_expected_revision';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | null,
+  ) {
+    super(`stream "${stream}": expected revision ${String(expected)}, actual ${actual === null ? 'no stream' : actual}`);
+  }
+}

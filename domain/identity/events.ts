@@ -1,0 +1,117 @@
+import type { DomainEvent } from '../decider.ts';
+import type { AuthMethod } from './authMethods.ts';
+import type { Role } from './roles.ts';
+
+/**
+ * Events of one user's stream (`user-<id>`). Every event carries `userId` so a projection never
+ * has to parse stream names. Times are ISO strings inside `data` because deciders see no metadata
+ * and lockout/expiry rules need them. Never a password, never a token: only argon2id hashes and
+ * token ids (a token is an HS256 JWT signed with SERVICE_SECRET whose payload is just its id, so an
+ * id read from the log cannot be turned into a token).
+ */
+
+/** The two accounts created by bootstrap; they cannot be deleted and the admin's role is fixed. */
+export type BuiltInUser = 'system' | 'default_admin';
+
+export type UserCreated = DomainEvent<
+  'UserCreated',
+  {
+    readonly userId: string;
+    readonly username: string;
+    /** Trimmed and lower-cased; null only for LDAP users without an email attribute. */
+    readonly email: string | null;
+    readonly role: Role;
+    readonly authMethod: AuthMethod;
+    /** argon2id PHC string; null = no usable password (external users, system user, SERVICE_ADMINS users). */
+    readonly passwordHash: string | null;
+    readonly passwordNeedsReset: boolean;
+    readonly builtIn: BuiltInUser | null;
+    readonly oauth2ClientId: string | null;
+    readonly oauth2UserId: string | null;
+    readonly ldapUniqueId: string | null;
+    readonly at: string;
+  }
+>;
+
+export type UsernameChanged = DomainEvent<
+  'UsernameChanged',
+  { readonly userId: string; readonly username: string; readonly previousUsername: string; readonly at: string }
+>;
+
+/** `self` (knew the current password), `admin` (forces a reset), `operator` (CLI recovery), `reset_token` (email link). */
+export type PasswordChangeVia = 'self' | 'admin' | 'operator' | 'reset_token';
+
+/** Also voids any pending password-reset token and clears the lockout. */
+export type PasswordChanged = DomainEvent<
+  'PasswordChanged',
+  {
+    readonly userId: string;
+    readonly passwordHash: string;
+    readonly needsReset: boolean;
+    readonly via: PasswordChangeVia;
+    readonly at: string;
+  }
+>;
+
+export type RoleChanged = DomainEvent<
+  'RoleChanged',
+  { readonly userId: string; readonly role: Role; readonly previousRole: Role; readonly at: string }
+>;
+
+/** Ends everything the user holds: sessions, reset token, user API keys (a key dies with its owner). */
+export type UserDeleted = DomainEvent<'UserDeleted', { readonly userId: string; readonly at: string }>;
+
+export type LoginSucceeded = DomainEvent<'LoginSucceeded', { readonly userId: string; readonly at: string }>;
+
+export type LoginFailed = DomainEvent<'LoginFailed', { readonly userId: string; readonly at: string }>;
+
+export type AccountLocked = DomainEvent<'AccountLocked', { readonly userId: string; readonly until: string; readonly at: string }>;
+
+export type SessionTokens = {
+  readonly accessTokenId: string;
+  readonly accessExpiresAt: string;
+  readonly refreshTokenId: string;
+  readonly refreshExpiresAt: string;
+};
+
+export type SessionVia = 'password' | 'oauth2' | 'ldap';
+
+/** An access/refresh token pair was issued (tokens are JWTs carrying only these ids). */
+export type SessionStarted = DomainEvent<
+  'SessionStarted',
+  SessionTokens & { readonly userId: string; readonly via: SessionVia; readonly at: string }
+>;
+
+/** The refresh token was used (single use): it and its paired access token end, a new pair starts. */
+export type SessionRefreshed = DomainEvent<
+  'SessionRefreshed',
+  SessionTokens & { readonly userId: string; readonly consumedRefreshTokenId: string; readonly at: string }
+>;
+
+export type SessionsRevokedReason = 'logout' | 'password_changed' | 'role_changed';
+
+/** Every access and refresh token of the user ends (logout signs out every browser). */
+export type SessionsRevoked = DomainEvent<
+  'SessionsRevoked',
+  { readonly userId: string; readonly reason: SessionsRevokedReason; readonly at: string }
+>;
+
+/** A new reset token; any earlier one stops working (only the latest link is valid). */
+export type PasswordResetRequested = DomainEvent<
+  'PasswordResetRequested',
+  { readonly userId: string; readonly tokenId: string; readonly expiresAt: string; readonly at: string }
+>;
+
+export type UserEvent =
+  | UserCreated
+  | UsernameChanged
+  | PasswordChanged
+  | RoleChanged
+  | UserDeleted
+  | LoginSucceeded
+  | LoginFailed
+  | AccountLocked
+  | SessionStarted
+  | SessionRefreshed
+  | SessionsRevoked
+  | PasswordResetRequested;

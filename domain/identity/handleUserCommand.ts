@@ -1,0 +1,13 @@
+import type { EventStore } from '../eventstore/types.ts';
+import type { CommandContext, CommandResult } from '../handleCommand.ts';
+import { handleCommand } from '../handleCommand.ts';
+import type { ChangeUsername, CreateUser, DeleteUser, UserCommand } from './commands.ts';
+import type { UserEvent } from './events.ts';
+import { userDecider } from './userDecider.ts';
+import { userStream } from './userStream.ts';
+
+/** Commands that touch only the user's stream. Creating, renaming and deleting also move reservations: use createUser, changeUsername, deleteUser. */
+export type PlainUserCommand = Exclude<UserCommand, CreateUser | ChangeUsername | DeleteUser>;
+
+export const handleUserCommand = (store: EventStore, command: PlainUserCommand, context: CommandContext): Promise<CommandResult<UserEvent>> =>
+  handleCommand(store, userStream(command.userId), userDecider, command, context);

@@ -1,0 +1,28 @@
+import type { AuthMethod } from './authMethods.ts';
+import type { BuiltInUser } from './events.ts';
+import type { Role } from './roles.ts';
+
+export type UserProfile = {
+  readonly userId: string;
+  readonly username: string;
+  readonly email: string | null;
+  readonly role: Role;
+  readonly authMethod: AuthMethod;
+  readonly builtIn: BuiltInUser | null;
+};
+
+export type ActiveSession = { readonly accessTokenId: string; readonly refreshTokenId: string; readonly refreshExpiresAt: string };
+
+/** Everything the user decider needs to judge a command; folded from the user's own stream only. */
+export type UserState = {
+  readonly status: 'absent' | 'active' | 'deleted';
+  readonly profile: UserProfile | null;
+  readonly passwordHash: string | null;
+  readonly passwordNeedsReset: boolean;
+  /** Failed logins since the last success, lock or password change. */
+  readonly failedAttempts: number;
+  readonly lockedUntil: string | null;
+  /** Sessions whose refresh token is neither used, revoked nor (as of the last event) expired. */
+  readonly sessions: readonly ActiveSession[];
+  readonly resetToken: { readonly tokenId: string; readonly expiresAt: string } | null;
+};

@@ -1,0 +1,1 @@
+export const userStream = (userId: string): string => `user-${userId}`;

@@ -1,0 +1,34 @@
+/**
+ * A rejected OTLP request. `status` is the HTTP status; `code` is stable for clients; `headers`
+ * go on the response (Koa's own error handler sets `err.headers` too). `expose` lets Koa show
+ * the message, which always says what failed and never echoes the body.
+ */
+export type IngestErrorCode =
+  | 'malformed_request'
+  | 'unsupported_media_type'
+  | 'unsupported_content_encoding'
+  | 'payload_too_large'
+  | 'server_busy';
+
+const STATUS: Record<IngestErrorCode, 400 | 413 | 415 | 503> = {
+  malformed_request: 400,
+  unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
+  payload_too_large: 413,
+  server_busy: 503,
+};
+
+export class IngestError extends Error {
+  readonly status: 400 | 413 | 415 | 503;
+  readonly expose = true;
+
+  constructor(
+    readonly code: IngestErrorCode,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'IngestError';
+    this.status = STATUS[code];
+  }
+}

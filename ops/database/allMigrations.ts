@@ -1,0 +1,11 @@
+import type { Migration } from '../../domain/eventstore/migration.ts';
+import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEventStoreMigrations.ts';
+import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
+import { allProjections } from '../../projections/allProjections.ts';
+
+/** Event log first, then checkpoints, then each read model's own migrations in order. */
+export const allMigrations = (): Migration[] => [
+  ...postgresEventStoreMigrations,
+  ...checkpointMigrations,
+  ...allProjections().flatMap((p) => p.migrations),
+];

@@ -1,0 +1,239 @@
+/**
+ * Runs every `test/**\/*.test.ts` (uvu) file in its own Node process, a few at a time, so a crash,
+ * a leaked handle or a hang in one file cannot hide the others. The last line printed is always
+ * `N passed, N failed`; the exit code is 1 when anything failed.
+ *
+ *   node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [path | pattern ...]
+ *
+ * A path (file or folder) selects the test files under it; any other argument is a regular
+ * expression matched against the file's path relative to the repository.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const TEST_DIR = join(ROOT, 'test');
+const TEST_FILE = /\.test\.ts$/;
+/** How long a file may keep running after uvu printed its summary (a leaked handle). */
+const AFTER_SUMMARY_GRACE_MS = 5_000;
+/** Between SIGTERM and SIGKILL when a file must be stopped. */
+const KILL_GRACE_MS = 3_000;
+
+interface Outcome {
+  readonly file: string;
+  readonly passed: number;
+  readonly failed: number;
+  readonly output: string;
+  readonly seconds: number;
+  /** Why the runner counted something that uvu did not, or stopped the process. */
+  readonly notes: readonly string[];
+}
+
+const usage = `usage: node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [path | pattern ...]`;
+
+const parseCli = () => {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: {
+      jobs: { type: 'string', short: 'j', default: '2' },
+      timeout: { type: 'string', short: 't', default: '180' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const jobs = Number(values.jobs);
+  const timeout = Number(values.timeout);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a positive integer (got ${values.jobs})`);
+  if (!(timeout > 0)) throw new Error(`--timeout must be a positive number of seconds (got ${values.timeout})`);
+  return { help: values.help, jobs, timeoutMs: timeout * 1000, selectors: positionals };
+};
+
+const walk = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return walk(path);
+    return entry.isFile() && TEST_FILE.test(entry.name) ? [path] : [];
+  });
+
+const toPattern = (selector: string): RegExp => {
+  try {
+    return new RegExp(selector);
+  } catch {
+    return new RegExp(selector.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  }
+};
+
+/** Repository-relative paths with forward slashes, sorted, each once. */
+const selectFiles = (selectors: readonly string[]): string[] => {
+  const all = existsSync(TEST_DIR) ? walk(TEST_DIR) : [];
+  const chosen = new Set<string>();
+  if (selectors.length === 0) all.forEach((file) => chosen.add(file));
+  for (const selector of selectors) {
+    const asPath = resolve(selector);
+    if (existsSync(asPath)) {
+      if (statSync(asPath).isDirectory()) walk(asPath).forEach((file) => chosen.add(file));
+      else chosen.add(asPath);
+      continue;
+    }
+    const pattern = toPattern(selector);
+    all.filter((file) => pattern.test(toRelative(file))).forEach((file) => chosen.add(file));
+  }
+  return [...chosen].map(toRelative).sort();
+};
+
+const toRelative = (file: string) => relative(ROOT, file).split(sep).join('/');
+
+// eslint-disable-next-line no-control-regex
+const stripAnsi = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+
+const summaryOf = (output: string): { total: number; passed: number } | null => {
+  const clean = stripAnsi(output);
+  const total = [...clean.matchAll(/^\s*Total:\s+(\d+)/gm)].at(-1)?.[1];
+  const passed = [...clean.matchAll(/^\s*Passed:\s+(\d+)/gm)].at(-1)?.[1];
+  return total === undefined || passed === undefined ? null : { total: Number(total), passed: Number(passed) };
+};
+
+/** Stops the whole process group, so servers a test spawned go too. */
+const stopGroup = (pid: number) => {
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  setTimeout(() => signal('SIGKILL'), KILL_GRACE_MS).unref();
+};
+
+const running = new Set<number>();
+
+const runFile = (file: string, timeoutMs: number): Promise<Outcome> =>
+  new Promise((done) => {
+    const started = Date.now();
+    const notes: string[] = [];
+    const chunks: string[] = [];
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NODE_DISABLE_COLORS: '1' };
+    delete env.FORCE_COLOR;
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const pid = child.pid;
+    if (pid !== undefined) running.add(pid);
+    let timedOut = false;
+    let leaked = false;
+    let afterSummary: NodeJS.Timeout | undefined;
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      notes.push(`timed out after ${timeoutMs / 1000} s and was killed`);
+      if (pid !== undefined) stopGroup(pid);
+    }, timeoutMs);
+
+    const collect = (chunk: Buffer) => {
+      chunks.push(chunk.toString('utf8'));
+      // uvu prints Duration last; a process still alive well after that holds a leaked handle.
+      if (afterSummary === undefined && /Duration:/.test(chunks.slice(-2).join(''))) {
+        afterSummary = setTimeout(() => {
+          leaked = true;
+          notes.push(
+            `still running ${AFTER_SUMMARY_GRACE_MS / 1000} s after its summary (a leaked handle: server, pool, timer?) and was killed`,
+          );
+          if (pid !== undefined) stopGroup(pid);
+        }, AFTER_SUMMARY_GRACE_MS);
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+
+    child.on('error', (error) => chunks.push(`\n[runner] could not start: ${error.message}\n`));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      clearTimeout(afterSummary);
+      if (pid !== undefined) running.delete(pid);
+      const output = chunks.join('');
+      const summary = summaryOf(output);
+      let passed = summary?.passed ?? 0;
+      let failed = summary === null ? 0 : summary.total - summary.passed;
+      if (summary === null) notes.push('ended without a uvu summary (crashed, or never called test.run())');
+      if (timedOut || (code !== 0 && !leaked && failed === 0)) {
+        if (!timedOut && summary !== null) notes.push(`exited with ${signal ?? `code ${code}`} after its summary`);
+        failed += 1;
+      }
+      if (summary === null && !timedOut && failed === 0) failed = 1;
+      done({ file, passed, failed, output, seconds: (Date.now() - started) / 1000, notes });
+    });
+  });
+
+const report = (outcome: Outcome) => {
+  const counts = `${outcome.passed} passed, ${outcome.failed} failed, ${outcome.seconds.toFixed(1)} s`;
+  if (outcome.failed === 0) {
+    console.log(`ok   ${outcome.file} (${counts})`);
+    for (const note of outcome.notes) console.log(`     warning: ${note}`);
+    return;
+  }
+  console.log(`\nFAIL ${outcome.file} (${counts})`);
+  console.log('-'.repeat(78));
+  process.stdout.write(stripAnsi(outcome.output).replace(/\n*$/, '\n'));
+  for (const note of outcome.notes) console.log(`[runner] ${note}`);
+  console.log('-'.repeat(78));
+};
+
+const main = async (): Promise<number> => {
+  let options: ReturnType<typeof parseCli>;
+  try {
+    options = parseCli();
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    console.log('0 passed, 1 failed');
+    return 2;
+  }
+  if (options.help) {
+    console.log(usage);
+    return 0;
+  }
+  const files = selectFiles(options.selectors);
+  if (files.length === 0) {
+    console.error(`no test files matched ${options.selectors.join(' ') || 'test/**/*.test.ts'}`);
+    console.log('0 passed, 1 failed');
+    return 1;
+  }
+
+  const started = Date.now();
+  console.log(`running ${files.length} test file(s), ${options.jobs} at a time, on Node ${process.version}`);
+  const outcomes: Outcome[] = [];
+  const queue = [...files];
+  const worker = async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      const outcome = await runFile(file, options.timeoutMs);
+      outcomes.push(outcome);
+      report(outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.jobs, files.length) }, worker));
+
+  const passed = outcomes.reduce((sum, o) => sum + o.passed, 0);
+  const failed = outcomes.reduce((sum, o) => sum + o.failed, 0);
+  const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.file);
+  console.log(`\n${files.length} file(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (failing.length > 0) console.log(`failing files:\n${failing.map((f) => `  ${f}`).join('\n')}`);
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
+};
+
+const stopAll = (signal: NodeJS.Signals) => {
+  for (const pid of running) stopGroup(pid);
+  process.exitCode = signal === 'SIGINT' ? 130 : 143;
+  setTimeout(() => process.exit(), KILL_GRACE_MS + 500).unref();
+};
+process.once('SIGINT', () => stopAll('SIGINT'));
+process.once('SIGTERM', () => stopAll('SIGTERM'));
+
+process.exitCode = await main();

@@ -1,0 +1,16 @@
+import type { DatabaseTransactionConnection } from 'slonik';
+import type { Migration } from '../domain/eventstore/migration.ts';
+import type { StoredEvent } from '../domain/eventstore/types.ts';
+
+/**
+ * A read model: the tables it owns, the migrations that create them (unqualified names, so a
+ * rebuild can create them in a scratch schema), and how a batch of events changes them.
+ * `apply` must be idempotent: applying an event twice leaves the rows as applying it once.
+ * It receives every event of the batch; it ignores types it does not know.
+ */
+export type Projection = {
+  readonly name: string;
+  readonly tables: readonly string[];
+  readonly migrations: readonly Migration[];
+  readonly apply: (tx: DatabaseTransactionConnection, events: readonly StoredEvent[]) => Promise<void>;
+};

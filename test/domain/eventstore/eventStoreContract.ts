@@ -1,0 +1,131 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { EventStore, NewEvent, Position, StoredEvent } from '../../../domain/eventstore/types.ts';
+import { comparePosition, START, WrongExpectedRevisionError } from '../../../domain/eventstore/types.ts';
+
+/**
+ * The one contract every event-store adapter passes. An adapter that can hold an append's
+ * transaction open supplies `appendHeldOpen`, which enables the late-commit test.
+ */
+export type ContractSubject = {
+  readonly store: EventStore;
+  readonly close: () => Promise<void>;
+  readonly appendHeldOpen?: (stream: string, events: readonly NewEvent[]) => Promise<{ commit: () => Promise<void> }>;
+};
+
+const meta = { actor: 'test', requestId: null, time: new Date(0).toISOString(), causation: null };
+export const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: meta });
+
+const readEverything = async (store: EventStore, pageSize: number): Promise<StoredEvent[]> => {
+  const all: StoredEvent[] = [];
+  let after: Position = START;
+  for (;;) {
+    const page = await store.readAll(after, pageSize);
+    if (page.length === 0) return all;
+    all.push(...page);
+    after = page[page.length - 1]!.position;
+  }
+};
+
+export const eventStoreContract = (name: string, open: () => Promise<ContractSubject>) => {
+  const test = suite<{ subject: ContractSubject }>(`event store contract: ${name}`, {} as { subject: ContractSubject });
+  test.before.each(async (ctx) => {
+    ctx.subject = await open();
+  });
+  test.after.each(async (ctx) => {
+    await ctx.subject.close();
+  });
+
+  test('appends and reads a stream back in revision order with metadata', async ({ subject: { store } }) => {
+    const first = await store.appendToStream('order-1', [ev('Placed', { n: 1 }), ev('Paid', { n: 2 })], 'no_stream');
+    assert.is(first.revision, 1);
+    await store.appendToStream('order-1', [ev('Shipped')], 1);
+    const events = await store.readStream('order-1');
+    assert.equal(events.map((e) => [e.type, e.revision]), [['Placed', 0], ['Paid', 1], ['Shipped', 2]]);
+    assert.equal(events[0]!.data, { n: 1 });
+    assert.equal(events[0]!.metadata, meta);
+    assert.is(events[0]!.schemaVersion, 1);
+    assert.ok(events.every((e, i) => i === 0 || comparePosition(events[i - 1]!.position, e.position) < 0));
+    assert.equal(await store.readStream('missing'), []);
+  });
+
+  test('optimistic concurrency: a stale expected revision is refused and nothing is written', async ({ subject: { store } }) => {
+    await store.appendToStream('acct-1', [ev('Opened')], 'no_stream');
+    try {
+      await store.appendToStream('acct-1', [ev('Opened')], 'no_stream');
+      assert.unreachable('no_stream on an existing stream must fail');
+    } catch (error) {
+      assert.instance(error, WrongExpectedRevisionError);
+    }
+    await store.appendToStream('acct-1', [ev('Deposited')], 0);
+    try {
+      await store.appendToStream('acct-1', [ev('Withdrawn')], 0);
+      assert.unreachable('revision 0 is stale');
+    } catch (error) {
+      assert.instance(error, WrongExpectedRevisionError);
+      assert.is((error as WrongExpectedRevisionError).actual, 1);
+    }
+    try {
+      await store.appendToStream('acct-1', [ev('Withdrawn')], 7);
+      assert.unreachable('revision 7 is ahead of the stream');
+    } catch (error) {
+      assert.instance(error, WrongExpectedRevisionError);
+    }
+    assert.equal((await store.readStream('acct-1')).map((e) => e.type), ['Opened', 'Deposited']);
+  });
+
+  test('concurrent appends with the same expected revision: exactly one wins', async ({ subject: { store } }) => {
+    await store.appendToStream('race', [ev('Started')], 'no_stream');
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.appendToStream('race', [ev('Step', { i })], 0)));
+    assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
+    assert.ok(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof WrongExpectedRevisionError));
+    assert.is((await store.readStream('race')).length, 2);
+  });
+
+  test("'any' appends never conflict and all land", async ({ subject: { store } }) => {
+    await Promise.all(Array.from({ length: 8 }, (_, i) => store.appendToStream('log', [ev('Line', { i })], 'any')));
+    const events = await store.readStream('log');
+    assert.equal(events.map((e) => e.revision), [0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  test('10k events paged through readAll come back once each, in one global order', async ({ subject: { store } }) => {
+    for (let batch = 0; batch < 20; batch++) {
+      const events = Array.from({ length: 500 }, (_, i) => ev('Tick', { n: batch * 500 + i }));
+      await store.appendToStream(`ticks-${batch % 3}`, events, 'any');
+    }
+    const all = await readEverything(store, 733);
+    assert.is(all.length, 10_000);
+    assert.equal(all.map((e) => (e.data as { n: number }).n), Array.from({ length: 10_000 }, (_, i) => i));
+    assert.ok(all.every((e, i) => i === 0 || comparePosition(all[i - 1]!.position, e.position) < 0));
+    const head = await store.headPosition();
+    assert.equal(head, all[all.length - 1]!.position);
+    assert.equal(await store.readAll(head, 10), []);
+  });
+
+  test('a reader polling while one append commits late still delivers both, in a stable order', async ({ subject }) => {
+    if (!subject.appendHeldOpen) return; // adapter cannot hold a transaction open (single session)
+    const { store } = subject;
+    const delivered: StoredEvent[] = [];
+    let checkpoint: Position = START;
+    const poll = async () => {
+      const page = await store.readAll(checkpoint, 100);
+      delivered.push(...page);
+      if (page.length) checkpoint = page[page.length - 1]!.position;
+    };
+    // A takes its position first but commits last; B commits in between.
+    const held = await subject.appendHeldOpen('late', [ev('Early', { who: 'A' })]);
+    await store.appendToStream('prompt', [ev('Prompt', { who: 'B' })], 'no_stream');
+    await poll();
+    await poll();
+    await held.commit();
+    await poll();
+    await poll();
+    assert.equal(delivered.map((e) => (e.data as { who: string }).who).sort(), ['A', 'B'], 'the reader must deliver both events');
+    const first = (await readEverything(store, 1)).map((e) => e.id);
+    const second = (await readEverything(store, 100)).map((e) => e.id);
+    assert.equal(delivered.map((e) => e.id), first, 'delivery order equals a later full read');
+    assert.equal(first, second);
+  });
+
+  return test;
+};

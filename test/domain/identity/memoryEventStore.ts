@@ -1,0 +1,45 @@
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, StoredEvent } from '../../../domain/eventstore/types.ts';
+import { START, WrongExpectedRevisionError, comparePosition } from '../../../domain/eventstore/types.ts';
+
+/**
+ * A test double of the event-store port: enough to drive the command functions (reservations,
+ * optimistic concurrency) without a database. `beforeAppend` lets a test slip in a concurrent
+ * writer between a command's read and its append.
+ */
+export const memoryEventStore = () => {
+  const all: StoredEvent[] = [];
+  let seq = 0n;
+  const hooks: { beforeAppend?: (stream: string) => Promise<void> | void } = {};
+  const streamEvents = (stream: string) => all.filter((e) => e.stream === stream);
+  const store: EventStore = {
+    async appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+      const hook = hooks.beforeAppend;
+      hooks.beforeAppend = undefined;
+      await hook?.(stream);
+      const existing = streamEvents(stream);
+      const actual = existing.length === 0 ? null : existing.length - 1;
+      if (expected === 'no_stream' ? actual !== null : expected !== 'any' && expected !== actual) {
+        throw new WrongExpectedRevisionError(stream, expected, actual);
+      }
+      let revision = actual ?? -1;
+      let position: Position = START;
+      for (const e of events) {
+        seq += 1n;
+        revision += 1;
+        position = { tx: seq, seq };
+        all.push({ id: `e${seq}`, stream, revision, position, type: e.type, schemaVersion: 1, data: structuredClone(e.data), metadata: e.metadata });
+      }
+      return { revision, position };
+    },
+    async readStream(stream: string) {
+      return streamEvents(stream);
+    },
+    async readAll(after: Position, limit: number) {
+      return all.filter((e) => comparePosition(e.position, after) > 0).slice(0, limit);
+    },
+    async headPosition() {
+      return all.at(-1)?.position ?? START;
+    },
+  };
+  return { store, all, hooks };
+};

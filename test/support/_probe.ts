@@ -1,0 +1,17 @@
+import { PGlite } from '@electric-sql/pglite';
+let t = Date.now();
+const db = await PGlite.create();
+console.log('memory create', Date.now() - t);
+t = Date.now();
+const r = await db.query("select pg_current_xact_id()::text as x, pg_snapshot_xmin(pg_current_snapshot())::text as m, version() as v");
+console.log(r.rows, Date.now() - t);
+t = Date.now();
+const dump = await db.dumpDataDir('none');
+console.log('dump', Date.now() - t, dump.size);
+t = Date.now();
+const db2 = await PGlite.create({ loadDataDir: dump });
+await db2.query('select 1');
+console.log('load', Date.now() - t);
+t = Date.now();
+const db3 = await PGlite.create('/tmp/pgl-dir-' + Date.now());
+console.log('dir create', Date.now() - t);
