@@ -1,7 +1,23 @@
+import { redactConfig } from '../config.ts';
+import { buildServer } from '../buildServer.ts';
 import type { CommandRun } from './command.ts';
 
-// Placeholder so the CLI dispatches; the real command replaces this file.
-export const run: CommandRun = async () => {
-  process.stderr.write('loupe serve: not implemented yet\n');
-  return 1;
+/** `loupe serve`: runs until SIGTERM/SIGINT, then drains and exits 0. */
+export const run: CommandRun = async (config) => {
+  const started = Date.now();
+  const server = await buildServer(config);
+  server.logger.info({ config: redactConfig(config), database: server.database.description }, 'configuration');
+  server.logger.info({ ports: server.ports, ms: Date.now() - started }, 'listening');
+  process.stdout.write(
+    `\nLoupe is running at ${server.url}  (OTLP: HTTP ${server.ports.otlpHttp} and ${server.ports.http}, gRPC ${server.ports.grpc}; ${server.database.description})\n\n`,
+  );
+  const shutdown = (signal: string) => {
+    server.logger.info({ signal }, 'shutting down: draining in-flight requests');
+    void server.stop().then(() => {
+      server.logger.info('stopped');
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
 };

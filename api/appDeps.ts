@@ -1,0 +1,30 @@
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import type { DatabasePool } from 'slonik';
+import type { Principal } from '../domain/access/principal.ts';
+import type { EventStore } from '../domain/eventstore/types.ts';
+import type { ProjectionRunner } from '../projections/projectionRunner.ts';
+import type { AuthSettings } from './auth/authSettings.ts';
+
+export type AppSettings = {
+  /** '' or '/some/path' (no trailing slash): every route lives under it. */
+  readonly rootPath: string;
+  /** The Phoenix API level we implement; official clients gate features on it. */
+  readonly serverVersion: string;
+  readonly maxRequestBytes: number;
+  readonly defaultProjectName: string;
+  readonly auth: AuthSettings;
+};
+
+/** Everything the app needs, passed in: no module-level singletons, so tests build servers in-process. */
+export type AppDeps = {
+  readonly store: EventStore;
+  readonly pool: DatabasePool;
+  readonly runner: ProjectionRunner;
+  readonly logger: Logger;
+  readonly settings: AppSettings;
+  /** Who is asking: null = no valid credential (401 on protected routes). */
+  readonly authenticate: (ctx: Koa.Context) => Promise<Principal | null>;
+  /** Set by the server on SIGTERM so /readyz answers 503 while in-flight requests finish. */
+  readonly isDraining: () => boolean;
+};

@@ -1,0 +1,25 @@
+import Koa from 'koa';
+import type { AppDeps } from './appDeps.ts';
+import { errorMiddleware } from './http/errorMiddleware.ts';
+import { mountRoutes } from './http/mountRoutes.ts';
+import { requestContext } from './http/requestContext.ts';
+import type { RouteDef } from './http/route.ts';
+import { allRoutes } from './routes.ts';
+
+export type App = { readonly koa: Koa; readonly routes: readonly RouteDef[] };
+
+/** Builds the Koa app; never listens (tests mount it on a random port, ops/serve on the configured one). */
+export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App => {
+  const koa = new Koa({ proxy: true });
+  koa.silent = true; // errors are logged once, by the error middleware, with the request id
+  koa.use(requestContext(deps.logger, deps.settings.serverVersion));
+  koa.use(errorMiddleware());
+  const router = mountRoutes(routes, {
+    rootPath: deps.settings.rootPath,
+    maxRequestBytes: deps.settings.maxRequestBytes,
+    authenticate: deps.authenticate,
+  });
+  koa.use(router.routes());
+  koa.use(router.allowedMethods({ throw: false }));
+  return { koa, routes };
+};

@@ -1,0 +1,54 @@
+import type Koa from 'koa';
+import { SchemaValidationError } from 'slonik';
+import { DomainError, type DomainErrorKind } from '../../domain/errors.ts';
+import { WrongExpectedRevisionError } from '../../domain/eventstore/types.ts';
+import { ProjectionTimeoutError } from '../../projections/projectionRunner.ts';
+import { HttpError } from './httpError.ts';
+
+const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  conflict: 409,
+  not_found: 404,
+  forbidden: 403,
+  unauthenticated: 401,
+  locked: 429,
+};
+
+type Shaped = { status: number; code: string; detail: string; headers?: Readonly<Record<string, string>> };
+
+/** Errors thrown by other layers that carry their own HTTP meaning (e.g. ingest's IngestError). */
+const isExposedError = (e: unknown): e is Error & { status: number; code?: string; expose: true; headers?: Record<string, string> } =>
+  typeof e === 'object' && e !== null && (e as { expose?: unknown }).expose === true && typeof (e as { status?: unknown }).status === 'number';
+
+export const shapeError = (error: unknown): Shaped | null => {
+  if (error instanceof HttpError) return { status: error.status, code: error.code, detail: error.message, headers: error.headers };
+  if (error instanceof DomainError) return { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message };
+  if (error instanceof WrongExpectedRevisionError) return { status: 409, code: error.code, detail: 'The resource was changed concurrently; retry.' };
+  if (error instanceof ProjectionTimeoutError)
+    return { status: 503, code: error.code, detail: 'The change is stored but not yet visible; retry shortly.', headers: { 'retry-after': '1' } };
+  if (error instanceof SchemaValidationError) return null;
+  if (isExposedError(error)) return { status: error.status, code: error.code ?? `http_${error.status}`, detail: error.message, headers: error.headers };
+  return null;
+};
+
+/** One error shape for every route: `{"detail": ..., "code": ...}`; unexpected errors are logged, never leaked. */
+export const errorMiddleware = (): Koa.Middleware => async (ctx, next) => {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = { detail: `Not Found: ${ctx.method} ${ctx.path}`, code: 'route_not_found' };
+    }
+  } catch (error) {
+    const shaped = shapeError(error);
+    if (shaped) {
+      ctx.status = shaped.status;
+      for (const [k, v] of Object.entries(shaped.headers ?? {})) ctx.set(k, v);
+      ctx.body = { detail: shaped.detail, code: shaped.code };
+      return;
+    }
+    ctx.state.log?.error({ err: error }, 'unhandled error');
+    ctx.status = 500;
+    ctx.body = { detail: 'Internal server error', code: 'internal_error' };
+  }
+};

@@ -1,0 +1,60 @@
+import Router, { type RouterMiddleware } from '@koa/router';
+import type Koa from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { authorize } from '../../domain/access/authorize.ts';
+import type { Principal } from '../../domain/access/principal.ts';
+import { HttpError } from './httpError.ts';
+import type { RouteDef } from './route.ts';
+
+/**
+ * Mounts routes under the root path. For each: authenticate, authorize the declared permission
+ * (401/403 before the body is read), parse the body, run the handler.
+ */
+export const mountRoutes = (
+  routes: readonly RouteDef[],
+  options: {
+    readonly rootPath: string;
+    readonly maxRequestBytes: number;
+    readonly authenticate: (ctx: Koa.Context) => Promise<Principal | null>;
+  },
+): Router => {
+  const router = new Router(options.rootPath ? { prefix: options.rootPath } : {});
+  const json = koaBody({
+    json: true,
+    multipart: false,
+    urlencoded: true,
+    text: false,
+    jsonLimit: options.maxRequestBytes,
+    formLimit: options.maxRequestBytes,
+    jsonStrict: false,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    onError: (error: Error) => {
+      const e = error as Error & { status?: number; type?: string };
+      if (e.status === 413 || e.type === 'entity.too.large')
+        throw new HttpError(413, 'request_too_large', `Request body exceeds ${options.maxRequestBytes} bytes`);
+      if (e.status === 415) throw new HttpError(415, 'unsupported_media_type', e.message);
+      throw new HttpError(400, 'malformed_body', `Request body is not valid JSON: ${e.message}`);
+    },
+  });
+  for (const route of routes) {
+    const guard: RouterMiddleware = async (ctx, next) => {
+      if (route.permission !== 'public') {
+        const principal = await options.authenticate(ctx);
+        ctx.state.principal = principal;
+        const decision = authorize(principal, route.permission);
+        if (!decision.allowed) throw new HttpError(decision.status, decision.code, decision.message);
+      } else {
+        ctx.state.principal = await options.authenticate(ctx).catch(() => null);
+      }
+      await next();
+    };
+    const wantsBody = route.body ? route.body === 'json' : route.method !== 'GET' && route.method !== 'DELETE';
+    const chain: RouterMiddleware[] = [guard];
+    if (wantsBody) chain.push(json as unknown as RouterMiddleware);
+    chain.push(async (ctx) => {
+      await route.handler(ctx as unknown as Koa.Context);
+    });
+    router.register(route.path, [route.method], chain);
+  }
+  return router;
+};

@@ -1,0 +1,145 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { createApp, type App } from '../api/createApp.ts';
+import type { AppDeps } from '../api/appDeps.ts';
+import { otlpRoutes } from '../api/otlpRoutes.ts';
+import { healthRoutes } from '../api/health.ts';
+import { allRoutes } from '../api/routes.ts';
+import type { Principal } from '../domain/access/principal.ts';
+import { createPostgresEventStore } from '../domain/eventstore/postgresEventStore.ts';
+import type { EventStore } from '../domain/eventstore/types.ts';
+import { startOtlpGrpcServer } from '../ingest/grpcServer.ts';
+import { createIngestBudget } from '../ingest/ingestBudget.ts';
+import type { SpanSink } from '../ingest/spanSink.ts';
+import { allProjections } from '../projections/allProjections.ts';
+import type { LiveModel } from '../projections/liveModel.ts';
+import { migrate } from '../projections/migrate.ts';
+import { createProjectionRunner, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import type { Config } from './config.ts';
+import { allMigrations } from './database/allMigrations.ts';
+import { openConfiguredDatabase } from './database/openConfiguredDatabase.ts';
+import type { Database } from './database/openDatabase.ts';
+import { createLogger } from './logger.ts';
+import { PHOENIX_API_LEVEL } from './serverVersion.ts';
+import { createSpanSink } from './spanSink.ts';
+
+export type BuildOptions = {
+  readonly logger?: Logger;
+  /** An already open database (tests; two servers sharing one PGlite). Not closed by stop(). */
+  readonly database?: Database;
+};
+
+export type RunningServer = {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly database: Database;
+  readonly store: EventStore;
+  readonly runner: ProjectionRunner;
+  readonly app: App;
+  readonly ports: { readonly http: number; readonly otlpHttp: number; readonly grpc: number };
+  /** Browser-facing base URL including the root path. */
+  readonly url: string;
+  /** SIGTERM: /readyz answers 503, listeners stop accepting, in-flight requests finish, then everything closes. */
+  stop(): Promise<void>;
+};
+
+const listen = (koa: Koa, host: string, port: number): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const server = createServer(koa.callback());
+    // Slow clients must not hold an OTLP budget slot forever.
+    server.requestTimeout = 120_000;
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+
+const closeServer = (server: Server): Promise<void> =>
+  new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+
+/** The composition root: database, migrations, event store, projections, HTTP, OTLP HTTP and gRPC. */
+export const buildServer = async (config: Config, options: BuildOptions = {}): Promise<RunningServer> => {
+  const logger = options.logger ?? createLogger(config.log.level);
+  const database = options.database ?? (await openConfiguredDatabase(config));
+  const closers: Array<() => Promise<void>> = [];
+  if (!options.database) closers.push(() => database.close());
+  try {
+    await migrate(database.pool, allMigrations());
+    const store = createPostgresEventStore(database.pool);
+    const liveModels: LiveModel[] = [];
+    const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger });
+    await runner.start();
+    closers.unshift(() => runner.stop());
+
+    let draining = false;
+    const authenticate = async (): Promise<Principal | null> => ({ kind: 'anonymous' });
+    const deps: AppDeps = {
+      store,
+      pool: database.pool,
+      runner,
+      logger,
+      settings: {
+        rootPath: config.http.rootPath,
+        serverVersion: PHOENIX_API_LEVEL,
+        maxRequestBytes: config.http.maxRequestBytes,
+        defaultProjectName: config.projects.defaultName,
+        auth: { enabled: config.auth.enabled },
+      },
+      authenticate,
+      isDraining: () => draining,
+    };
+    const sink: SpanSink<Principal | null> = createSpanSink(store);
+    const budget = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: 512 * 1024 * 1024 });
+    const otlp = otlpRoutes(deps, { sink, budget });
+    const app = createApp(deps, [...allRoutes(deps), ...otlp]);
+    // The dedicated OTLP port serves /v1/traces at its root, whatever the UI's root path.
+    const otlpApp = createApp({ ...deps, settings: { ...deps.settings, rootPath: '' } }, [...healthRoutes(deps), ...otlp]);
+
+    const httpServer = await listen(app.koa, config.http.host, config.http.port);
+    closers.unshift(() => closeServer(httpServer));
+    const otlpServer = await listen(otlpApp.koa, config.http.host, config.http.otlpHttpPort);
+    closers.unshift(() => closeServer(otlpServer));
+    const grpc = await startOtlpGrpcServer<Principal | null>({
+      host: config.http.host,
+      port: config.http.grpcPort,
+      sink,
+      budget,
+      maxRequestBytes: config.http.maxRequestBytes,
+      defaultProjectName: config.projects.defaultName,
+      reportError: (error) => logger.error({ err: error }, 'gRPC export failed'),
+    });
+    closers.unshift(() => grpc.close());
+
+    const ports = {
+      http: (httpServer.address() as AddressInfo).port,
+      otlpHttp: (otlpServer.address() as AddressInfo).port,
+      grpc: grpc.port,
+    };
+    const shownHost = config.http.host === '0.0.0.0' || config.http.host === '::' ? 'localhost' : config.http.host;
+    const url = config.http.rootUrl ?? `http://${shownHost}:${ports.http}${config.http.rootPath}`;
+    let stopping: Promise<void> | null = null;
+    return {
+      config,
+      logger,
+      database,
+      store,
+      runner,
+      app,
+      ports,
+      url,
+      stop: () => {
+        draining = true;
+        stopping ??= (async () => {
+          for (const close of closers) await close().catch((error) => logger.error({ err: error }, 'shutdown step failed'));
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw error;
+  }
+};
