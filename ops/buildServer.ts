@@ -1,6 +1,4 @@
-import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { createApp, type App } from '../api/createApp.ts';
 import type { AppDeps } from '../api/appDeps.ts';
@@ -8,7 +6,6 @@ import { otlpRoutes } from '../api/otlpRoutes.ts';
 import { healthRoutes } from '../api/health.ts';
 import { allRoutes } from '../api/routes.ts';
 import type { Principal } from '../domain/access/principal.ts';
-import { createPostgresEventStore } from '../domain/eventstore/postgresEventStore.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import { startOtlpGrpcServer } from '../ingest/grpcServer.ts';
 import { createIngestBudget } from '../ingest/ingestBudget.ts';
@@ -18,10 +15,12 @@ import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { Config } from './config.ts';
+import { createConfiguredEventStore } from './createConfiguredEventStore.ts';
 import { allMigrations } from './database/allMigrations.ts';
 import { openConfiguredDatabase } from './database/openConfiguredDatabase.ts';
 import type { Database } from './database/openDatabase.ts';
 import { createLogger } from './logger.ts';
+import { closeServer, listen } from './http/listen.ts';
 import { PHOENIX_API_LEVEL } from './serverVersion.ts';
 import { createSpanSink } from './spanSink.ts';
 
@@ -45,21 +44,6 @@ export type RunningServer = {
   stop(): Promise<void>;
 };
 
-const listen = (koa: Koa, host: string, port: number): Promise<Server> =>
-  new Promise((resolve, reject) => {
-    const server = createServer(koa.callback());
-    // Slow clients must not hold an OTLP budget slot forever.
-    server.requestTimeout = 120_000;
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server));
-  });
-
-const closeServer = (server: Server): Promise<void> =>
-  new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-
 /** The composition root: database, migrations, event store, projections, HTTP, OTLP HTTP and gRPC. */
 export const buildServer = async (config: Config, options: BuildOptions = {}): Promise<RunningServer> => {
   const logger = options.logger ?? createLogger(config.log.level);
@@ -68,7 +52,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
   if (!options.database) closers.push(() => database.close());
   try {
     await migrate(database.pool, allMigrations());
-    const store = createPostgresEventStore(database.pool);
+    const store = createConfiguredEventStore(config, database.pool);
     const liveModels: LiveModel[] = [];
     const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger });
     await runner.start();

@@ -1,0 +1,150 @@
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import type { AppDeps } from '../../api/appDeps.ts';
+import { createApp } from '../../api/createApp.ts';
+import { healthRoutes } from '../../api/health.ts';
+import { parseBody } from '../../api/http/parseBody.ts';
+import type { RouteDef } from '../../api/http/route.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
+import { createProjectionRunner } from '../../projections/projectionRunner.ts';
+import { closeServer, listen } from '../../ops/http/listen.ts';
+import { createLogger } from '../../ops/logger.ts';
+import { freshMigratedDatabase, type TestDatabase } from '../support/database.ts';
+
+type Ctx = { db: TestDatabase; deps: AppDeps; logs: string[]; draining: boolean };
+const test = suite<Ctx>('http skeleton', {} as Ctx);
+
+const demoRoutes: RouteDef[] = [
+  { method: 'GET', path: '/v1/conflict', permission: 'read', handler: () => { throw new DomainError('name_taken', 'Name already exists', 'conflict'); } },
+  { method: 'GET', path: '/v1/crash', permission: 'read', handler: () => { throw new Error('secret internals'); } },
+  {
+    method: 'POST',
+    path: '/v1/echo',
+    permission: 'write',
+    handler: (ctx) => {
+      ctx.body = parseBody(ctx, z.object({ data: z.object({ name: z.string() }) }));
+    },
+  },
+  { method: 'GET', path: '/v1/slow', permission: 'read', handler: async (ctx) => { await new Promise((r) => setTimeout(r, 300)); ctx.body = { done: true }; } },
+];
+
+const serve = async (ctx: Ctx, rootPath = '') => {
+  const deps = { ...ctx.deps, settings: { ...ctx.deps.settings, rootPath } };
+  const app = createApp(deps, [...healthRoutes(deps), ...demoRoutes]);
+  const server = await listen(app.koa, '127.0.0.1', 0);
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}${rootPath}` };
+};
+
+test.before.each(async (ctx) => {
+  ctx.db = await freshMigratedDatabase();
+  ctx.logs = [];
+  ctx.draining = false;
+  const store = createPostgresEventStore(ctx.db.pool);
+  const logger = createLogger('info', new Writable({ write: (c, _e, done) => (ctx.logs.push(String(c)), done()) }));
+  ctx.deps = {
+    store,
+    pool: ctx.db.pool,
+    runner: createProjectionRunner({ store, pool: ctx.db.pool, projections: [] }),
+    logger,
+    settings: { rootPath: '', serverVersion: '15.5.0', maxRequestBytes: 2048, defaultProjectName: 'default', auth: { enabled: false } },
+    authenticate: async () => ({ kind: 'anonymous' }),
+    isDraining: () => ctx.draining,
+  };
+});
+test.after.each(async (ctx) => {
+  await ctx.db.close();
+});
+
+test('health, readiness and version answer, and every response carries the version header and a request id', async (ctx) => {
+  const { server, base } = await serve(ctx);
+  try {
+    const health = await fetch(`${base}/healthz`);
+    assert.is(health.status, 200);
+    assert.is(health.headers.get('x-phoenix-server-version'), '15.5.0');
+    assert.ok(health.headers.get('x-request-id'));
+    const ready = await fetch(`${base}/readyz`);
+    assert.is(ready.status, 200);
+    assert.is((await ready.json()).status, 'ok');
+    const version = await fetch(`${base}/arize_phoenix_version`);
+    assert.is(await version.text(), '15.5.0');
+    const missing = await fetch(`${base}/v1/nothing-here`);
+    assert.is(missing.status, 404);
+    assert.is(missing.headers.get('x-phoenix-server-version'), '15.5.0');
+    assert.equal(Object.keys(await missing.json()).sort(), ['code', 'detail']);
+    ctx.draining = true;
+    const draining = await fetch(`${base}/readyz`);
+    assert.is(draining.status, 503);
+    assert.ok((await draining.json()).problems.includes('shutting down'));
+  } finally {
+    await closeServer(server);
+  }
+});
+
+test('errors have one shape; unexpected errors are logged with the request id and never leaked', async (ctx) => {
+  const { server, base } = await serve(ctx);
+  try {
+    const conflict = await fetch(`${base}/v1/conflict`);
+    assert.is(conflict.status, 409);
+    assert.equal(await conflict.json(), { detail: 'Name already exists', code: 'name_taken' });
+    const crash = await fetch(`${base}/v1/crash`);
+    assert.is(crash.status, 500);
+    const body = await crash.json();
+    assert.is(body.code, 'internal_error');
+    assert.not.match(JSON.stringify(body), /secret internals/);
+    const id = crash.headers.get('x-request-id')!;
+    assert.ok(ctx.logs.some((l) => l.includes(id) && l.includes('secret internals')), 'the error is logged with its request id');
+  } finally {
+    await closeServer(server);
+  }
+});
+
+test('bad bodies: malformed JSON 400, too large 413, wrong shape 422 naming the field', async (ctx) => {
+  const { server, base } = await serve(ctx);
+  const post = (body: string) => fetch(`${base}/v1/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  try {
+    assert.equal(await (await post('{"data": {"name": "x"}}')).json(), { data: { name: 'x' } });
+    const malformed = await post('{"data": ');
+    assert.is(malformed.status, 400);
+    assert.is((await malformed.json()).code, 'malformed_body');
+    const large = await post(JSON.stringify({ data: { name: 'x'.repeat(5000) } }));
+    assert.is(large.status, 413);
+    const wrong = await post('{"data": {"name": 5}}');
+    assert.is(wrong.status, 422);
+    assert.match((await wrong.json()).detail, /body\.data\.name/);
+  } finally {
+    await closeServer(server);
+  }
+});
+
+test('every path lives under the root path when one is set', async (ctx) => {
+  const { server, base } = await serve(ctx, '/loupe');
+  try {
+    assert.is((await fetch(`${base}/healthz`)).status, 200);
+    assert.is((await fetch(base.replace('/loupe', '/healthz'))).status, 404);
+  } finally {
+    await closeServer(server);
+  }
+});
+
+test('graceful shutdown: a request in flight when the server closes is still answered', async (ctx) => {
+  const { server, base } = await serve(ctx);
+  const inFlight = fetch(`${base}/v1/slow`);
+  await new Promise((r) => setTimeout(r, 50));
+  const closed = closeServer(server);
+  const response = await inFlight;
+  assert.is(response.status, 200);
+  assert.equal(await response.json(), { done: true });
+  await closed;
+  try {
+    await fetch(`${base}/healthz`);
+    assert.unreachable('no new connections after close');
+  } catch (error) {
+    assert.instance(error, TypeError);
+  }
+});
+
+test.run();

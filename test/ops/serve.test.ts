@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
+
+/**
+ * What a newcomer does: start the server with no configuration but a working dir (embedded
+ * PGlite, first start includes initdb), see the URL, get /healthz within 20 s, stop it with SIGTERM.
+ */
+test('loupe serve with no database configured answers /healthz within 20 s and exits 0 on SIGTERM', async () => {
+  const workingDir = await mkdtemp(join(tmpdir(), 'loupe-serve-'));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_WORKING_DIR: workingDir, SERVICE_HOST: '127.0.0.1', SERVICE_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_OTLP_HTTP_PORT: '0', SERVICE_LOG_LEVEL: 'warn' };
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    const started = Date.now();
+    let url: string | null = null;
+    while (!url && Date.now() - started < 20_000) {
+      url = /Loupe is running at (\S+)/.exec(output)?.[1] ?? null;
+      if (!url) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(url, `no URL printed within 20 s:\n${output}`);
+    const health = await fetch(`${url}/healthz`);
+    assert.is(health.status, 200);
+    assert.ok(Date.now() - started < 20_000, 'healthy within 20 s');
+    child.kill('SIGTERM');
+    assert.is(await exited, 0, output);
+  } finally {
+    child.kill('SIGKILL');
+    await rm(workingDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
