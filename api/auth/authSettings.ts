@@ -1,4 +1,18 @@
+import type { LockoutSettings } from '../../domain/identity/commands.ts';
+import type { PasswordRule } from '../../domain/identity/passwordPolicy.ts';
+
 /** What the HTTP layer needs to know about authentication (mapped from ops config). */
 export type AuthSettings = {
   readonly enabled: boolean;
+  /** `SERVICE_USE_SECURE_COOKIES`. */
+  readonly secureCookies: boolean;
+  /** Origins whose requests pass the CSRF check; empty = the check is off. */
+  readonly csrfTrustedOrigins: readonly string[];
+  /** `SERVICE_DISABLE_BASIC_AUTH`: no password logins, no new local users. */
+  readonly disableBasicAuth: boolean;
+  readonly passwordRule: PasswordRule;
+  readonly lockout: LockoutSettings;
+  readonly tokenExpiryMinutes: { readonly access: number; readonly refresh: number; readonly passwordReset: number };
+  /** `SERVICE_ROOT_URL` (browser-facing, incl. any sub-path) for links in mails; null = from the request. */
+  readonly rootUrl: string | null;
 };

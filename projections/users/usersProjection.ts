@@ -24,9 +24,6 @@ const insertSession = async (tx: DatabaseTransactionConnection, userId: string, 
     ON CONFLICT (token_id) DO NOTHING`);
 };
 
-const touch = (tx: DatabaseTransactionConnection, userId: string, at: string) =>
-  tx.query(sql.unsafe`UPDATE users SET updated_at = ${at}::timestamptz WHERE user_id = ${userId}`);
-
 const applyOne = async (tx: DatabaseTransactionConnection, stored: StoredEvent): Promise<void> => {
   const event = { type: stored.type, data: stored.data } as UserEvent;
   switch (event.type) {
@@ -81,7 +78,6 @@ const applyOne = async (tx: DatabaseTransactionConnection, stored: StoredEvent):
         INSERT INTO auth_tokens (token_id, kind, user_id, paired_token_id, expires_at)
         VALUES (${d.tokenId}, 'reset', ${d.userId}, NULL, ${d.expiresAt}::timestamptz)
         ON CONFLICT (token_id) DO NOTHING`);
-      await touch(tx, d.userId, d.at);
       return;
     }
     case 'LoginSucceeded':
