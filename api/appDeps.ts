@@ -5,6 +5,7 @@ import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { AuthSettings } from './auth/authSettings.ts';
+import type { IdentityServices } from './auth/identityServices.ts';
 
 export type AppSettings = {
   /** '' or '/some/path' (no trailing slash): every route lives under it. */
@@ -25,6 +26,8 @@ export type AppDeps = {
   readonly settings: AppSettings;
   /** Who is asking: null = no valid credential (401 on protected routes). */
   readonly authenticate: (ctx: Koa.Context) => Promise<Principal | null>;
+  /** Auth state, password hashing, tokens, mail and secret sealing for the identity routes. */
+  readonly identity: IdentityServices;
   /** Set by the server on SIGTERM so /readyz answers 503 while in-flight requests finish. */
   readonly isDraining: () => boolean;
 };

@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
+import { csrfMiddleware } from './http/csrf.ts';
 import { errorMiddleware } from './http/errorMiddleware.ts';
 import { mountRoutes } from './http/mountRoutes.ts';
 import { requestContext } from './http/requestContext.ts';
@@ -14,6 +15,8 @@ export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes
   koa.silent = true; // errors are logged once, by the error middleware, with the request id
   koa.use(requestContext(deps.logger, deps.settings.serverVersion));
   koa.use(errorMiddleware());
+  const csrf = csrfMiddleware(deps.settings.auth.csrfTrustedOrigins, deps.settings.rootPath);
+  if (csrf !== null) koa.use(csrf);
   const router = mountRoutes(routes, {
     rootPath: deps.settings.rootPath,
     maxRequestBytes: deps.settings.maxRequestBytes,

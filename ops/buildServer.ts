@@ -5,8 +5,10 @@ import type { AppDeps } from '../api/appDeps.ts';
 import { otlpRoutes } from '../api/otlpRoutes.ts';
 import { healthRoutes } from '../api/health.ts';
 import { allRoutes } from '../api/routes.ts';
+import { grpcAuthenticate } from '../api/auth/grpcAuthenticate.ts';
 import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
+import type { PasswordCost } from '../domain/identity/passwords.ts';
 import { startOtlpGrpcServer } from '../ingest/grpcServer.ts';
 import { createIngestBudget } from '../ingest/ingestBudget.ts';
 import type { SpanSink } from '../ingest/spanSink.ts';
@@ -14,7 +16,9 @@ import { allProjections } from '../projections/allProjections.ts';
 import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import type { Config } from './config.ts';
+import { createIdentity } from './createIdentity.ts';
 import { createConfiguredEventStore } from './createConfiguredEventStore.ts';
 import { allMigrations } from './database/allMigrations.ts';
 import { openConfiguredDatabase } from './database/openConfiguredDatabase.ts';
@@ -28,6 +32,8 @@ export type BuildOptions = {
   readonly logger?: Logger;
   /** An already open database (tests; two servers sharing one PGlite). Not closed by stop(). */
   readonly database?: Database;
+  /** argon2id cost; tests pass a tiny one (the default costs ~130 ms per hash). */
+  readonly passwordCost?: PasswordCost;
 };
 
 export type RunningServer = {
@@ -53,13 +59,19 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
   try {
     await migrate(database.pool, allMigrations());
     const store = createConfiguredEventStore(config, database.pool);
-    const liveModels: LiveModel[] = [];
+    const identity = createIdentity(config, { passwordCost: options.passwordCost });
+    const liveModels: LiveModel[] = [identity.liveModel];
     const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger });
     await runner.start();
     closers.unshift(() => runner.stop());
+    if (config.auth.enabled) {
+      const bootstrapped = await bootstrapIdentity({ store, passwords: identity.services.passwords, auth: config.auth, logger });
+      // The auth state must know the system user before the first request.
+      if (bootstrapped !== null) await runner.waitFor(bootstrapped, 30_000);
+    }
 
     let draining = false;
-    const authenticate = async (): Promise<Principal | null> => ({ kind: 'anonymous' });
+    const authenticator = identity.authenticator(store, runner);
     const deps: AppDeps = {
       store,
       pool: database.pool,
@@ -70,9 +82,10 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         serverVersion: PHOENIX_API_LEVEL,
         maxRequestBytes: config.http.maxRequestBytes,
         defaultProjectName: config.projects.defaultName,
-        auth: { enabled: config.auth.enabled },
+        auth: identity.settings,
       },
-      authenticate,
+      authenticate: authenticator.authenticate,
+      identity: identity.services,
       isDraining: () => draining,
     };
     const sink: SpanSink<Principal | null> = createSpanSink(store);
@@ -93,6 +106,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       budget,
       maxRequestBytes: config.http.maxRequestBytes,
       defaultProjectName: config.projects.defaultName,
+      authenticate: grpcAuthenticate(authenticator),
       reportError: (error) => logger.error({ err: error }, 'gRPC export failed'),
     });
     closers.unshift(() => grpc.close());

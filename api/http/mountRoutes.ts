@@ -42,7 +42,10 @@ export const mountRoutes = (
         const principal = await options.authenticate(ctx);
         ctx.state.principal = principal;
         const decision = authorize(principal, route.permission);
-        if (!decision.allowed) throw new HttpError(decision.status, decision.code, decision.message);
+        if (!decision.allowed) {
+          const expired = decision.status === 401 && ctx.state.authProblem === 'expired';
+          throw new HttpError(decision.status, expired ? 'expired_token' : decision.code, expired ? 'Expired token' : decision.message);
+        }
       } else {
         ctx.state.principal = await options.authenticate(ctx).catch(() => null);
       }

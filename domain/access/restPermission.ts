@@ -15,6 +15,9 @@ export const REST_PERMISSION_OVERRIDES: Readonly<Record<string, Permission>> = {
   'GET /v1/users': 'users.manage',
   'POST /v1/users': 'users.manage',
   'DELETE /v1/users/{user_id}': 'users.manage',
+  // Not in the reference's REST API (it uses GraphQL patchViewer / patchUser): our equivalents.
+  'PATCH /v1/user': 'users.self',
+  'PATCH /v1/users/{user_id}': 'users.manage',
   'PUT /v1/projects/{project_identifier}': 'projects.manage',
   'DELETE /v1/projects/{project_identifier}': 'projects.manage',
   'PUT /v1/secrets': 'secrets.manage',

@@ -3,8 +3,22 @@ import type { SpanBatch } from './spanRecord.ts';
 
 /**
  * One OTLP export request's spans for one project, appended once the request is decoded and
- * validated (one append per project per request, never one per span).
+ * validated (one append per project per request, never one per span). `projectId` names the
+ * project incarnation the spans were sent to: spans that land after that project was deleted
+ * are dropped with it, never attached to a later project of the same name.
  */
-export type SpansIngested = DomainEvent<'SpansIngested', SpanBatch>;
+export type SpansIngestedData = SpanBatch & { readonly projectId: string };
+export type SpansIngested = DomainEvent<'SpansIngested', SpansIngestedData>;
 
-export type TracingEvent = SpansIngested;
+/**
+ * Deletions of telemetry, by OpenTelemetry / user ids (never read-model row ids). The projector
+ * does the cascade: a span alone (its trace goes when it was the last one); a trace with its
+ * spans; a session with its traces and their spans.
+ */
+export type SpanDeleted = DomainEvent<'SpanDeleted', { readonly projectId: string; readonly spanId: string }>;
+export type TraceDeleted = DomainEvent<'TraceDeleted', { readonly projectId: string; readonly traceId: string }>;
+export type SessionDeleted = DomainEvent<'SessionDeleted', { readonly projectId: string; readonly sessionId: string }>;
+
+export type TelemetryDeletionEvent = SpanDeleted | TraceDeleted | SessionDeleted;
+
+export type TracingEvent = SpansIngested | TelemetryDeletionEvent;

@@ -14,6 +14,7 @@ import { createProjectionRunner } from '../../projections/projectionRunner.ts';
 import { closeServer, listen } from '../../ops/http/listen.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { freshMigratedDatabase, type TestDatabase } from '../support/database.ts';
+import { testAuthSettings, testIdentityServices } from '../support/testIdentity.ts';
 
 type Ctx = { db: TestDatabase; deps: AppDeps; logs: string[]; draining: boolean };
 const test = suite<Ctx>('http skeleton', {} as Ctx);
@@ -50,8 +51,9 @@ test.before.each(async (ctx) => {
     pool: ctx.db.pool,
     runner: createProjectionRunner({ store, pool: ctx.db.pool, projections: [] }),
     logger,
-    settings: { rootPath: '', serverVersion: '15.5.0', maxRequestBytes: 2048, defaultProjectName: 'default', auth: { enabled: false } },
+    settings: { rootPath: '', serverVersion: '15.5.0', maxRequestBytes: 2048, defaultProjectName: 'default', auth: testAuthSettings() },
     authenticate: async () => ({ kind: 'anonymous' }),
+    identity: testIdentityServices(),
     isDraining: () => ctx.draining,
   };
 });

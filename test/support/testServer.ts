@@ -6,6 +6,7 @@ import { buildServer, type RunningServer } from '../../ops/buildServer.ts';
 import { loadConfig } from '../../ops/config.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
+import { TEST_PASSWORD_COST } from './testIdentity.ts';
 
 export type TestServer = RunningServer & {
   /** `http://127.0.0.1:<port><root path>` */
@@ -49,7 +50,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     },
   });
   const database = options.database ?? (await freshDatabase());
-  const server = await buildServer(config, { database, logger: createLogger(config.log.level, capture) });
+  const server = await buildServer(config, { database, logger: createLogger(config.log.level, capture), passwordCost: TEST_PASSWORD_COST });
   const baseUrl = `http://127.0.0.1:${server.ports.http}${config.http.rootPath}`;
   return {
     ...server,

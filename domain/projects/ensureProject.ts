@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import type { EventStore, Position } from '../eventstore/types.ts';
+import type { CommandContext } from '../handleCommand.ts';
+import { handleCommand } from '../handleCommand.ts';
+import type { ProjectCreated } from './events.ts';
+import { loadProject } from './loadProject.ts';
+import { projectDecider } from './projectDecider.ts';
+import { projectStream } from './projectStream.ts';
+
+/**
+ * The id of the active project with this name, created (a `ProjectCreated` event) when there is
+ * none: spans sent to an unknown project name create it, as in Phoenix. Two processes creating
+ * the same name at once end with one project, which both use.
+ */
+export const ensureProject = async (
+  store: EventStore,
+  name: string,
+  context: CommandContext,
+): Promise<{ readonly projectId: string; readonly created: Position | null }> => {
+  for (;;) {
+    const state = await loadProject(store, name);
+    if (state.status === 'active') return { projectId: state.projectId, created: null };
+    const command = { type: 'CreateProject', projectId: randomUUID(), name, description: null, ifAbsent: true } as const;
+    const result = await handleCommand(store, projectStream(name), projectDecider, command, context);
+    const created = result.events[0] as ProjectCreated | undefined;
+    if (created) return { projectId: created.data.projectId, created: result.position };
+    // Another writer created it between our read and our append: read it again.
+  }
+};

@@ -1,0 +1,114 @@
+import type { Attributes, AttributeValue } from './attributes.ts';
+import type { JsonObject, JsonValue } from './jsonValue.ts';
+
+/**
+ * Span attributes as Phoenix shows them over REST (rest-facts §1.4, §5.1): flat dotted keys with
+ * plain JSON values. Phoenix gets there by unflattening at ingest and flattening on read; the
+ * round trip's visible effects are reproduced here once, at projection time, so reads and the
+ * attribute filters work on exactly what clients see:
+ * - a value under a key ending in `metadata`, `tool.parameters`, `llm.prompt_template.variables`
+ *   (or `document.metadata`) that is a JSON object in a string is expanded into dotted keys;
+ * - nested values (kvlists, lists of objects) become dotted keys, list items by index;
+ * - lists of scalars stay JSON arrays; empty values (null) are left out;
+ * - `llm.token_count.*` given as digit strings become integers;
+ * - a non-string `input.value` / `output.value` becomes its JSON text with mime type application/json.
+ * `bytes` become their base64 text, and non-finite floats the strings "NaN"/"Infinity"/"-Infinity".
+ */
+const JSON_STRING_KEYS = ['metadata', 'tool.parameters', 'llm.prompt_template.variables'];
+const IO_KEYS: Record<string, string> = { 'input.value': 'input.mime_type', 'output.value': 'output.mime_type' };
+const INTEGER = /^\s*-?\d+\s*$/;
+
+type Out = Record<string, JsonValue>;
+
+const put = (out: Out, key: string, value: JsonValue): void => {
+  // defineProperty: a key "__proto__" must stay a key.
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A typed value as plain JSON (kvlists as objects), for values kept whole. */
+export const plainValue = (v: AttributeValue): JsonValue => {
+  if (v === null) return null;
+  if ('str' in v) return v.str;
+  if ('int' in v) return Number(v.int);
+  if ('float' in v) return v.float;
+  if ('bool' in v) return v.bool;
+  if ('bytes' in v) return v.bytes;
+  if ('array' in v) return v.array.map(plainValue);
+  const obj: Out = {};
+  for (const [k, x] of Object.entries(v.kvlist)) put(obj, k, plainValue(x));
+  return obj;
+};
+
+const flattenJson = (out: Out, key: string, v: unknown): void => {
+  if (v === null || v === undefined) return;
+  if (Array.isArray(v)) {
+    if (v.some(isObject)) {
+      // Lists of objects are exploded by index; scalars mixed into such a list are dropped.
+      v.forEach((item, i) => isObject(item) && flattenJson(out, `${key}.${i}`, item));
+    } else {
+      put(out, key, v as JsonValue[]);
+    }
+    return;
+  }
+  if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) flattenJson(out, `${key}.${k}`, x);
+    return;
+  }
+  put(out, key, v as JsonValue);
+};
+
+const holdsJsonString = (key: string): boolean => JSON_STRING_KEYS.some((suffix) => key === suffix || key.endsWith(`.${suffix}`));
+
+const parsedObject = (text: string): Record<string, unknown> | null => {
+  if (!text.trimStart().startsWith('{')) return null;
+  try {
+    const v: unknown = JSON.parse(text);
+    return isObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+};
+
+const renderOne = (out: Out, key: string, v: AttributeValue): void => {
+  if (v === null) return;
+  if ('str' in v) {
+    const parsed = holdsJsonString(key) ? parsedObject(v.str) : null;
+    if (parsed) flattenJson(out, key, parsed);
+    else if (key.startsWith('llm.token_count.') && INTEGER.test(v.str)) put(out, key, Number(v.str));
+    else put(out, key, v.str);
+    return;
+  }
+  flattenJson(out, key, plainValue(v));
+};
+
+export const renderAttributes = (attributes: Attributes): JsonObject => {
+  const out: Out = {};
+  for (const [key, v] of Object.entries(attributes)) {
+    const mimeKey = IO_KEYS[key];
+    if (mimeKey !== undefined && v !== null && !('str' in v)) {
+      put(out, key, JSON.stringify(plainValue(v)));
+      put(out, mimeKey, 'application/json');
+      continue;
+    }
+    if (mimeKey === undefined && Object.values(IO_KEYS).includes(key) && Object.hasOwn(out, key)) continue;
+    renderOne(out, key, v);
+  }
+  return out;
+};
+
+const EXCEPTION_KEYS = ['exception.type', 'exception.message', 'exception.escaped', 'exception.stacktrace'];
+
+/**
+ * Event attributes stay flat as sent (Phoenix does not unflatten them); `exception` events keep
+ * only the four exception keys.
+ */
+export const renderEventAttributes = (name: string, attributes: Attributes): JsonObject => {
+  const out: Out = {};
+  for (const [key, v] of Object.entries(attributes)) {
+    if (v === null || (name === 'exception' && !EXCEPTION_KEYS.includes(key))) continue;
+    put(out, key, plainValue(v));
+  }
+  return out;
+};

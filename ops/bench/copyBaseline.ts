@@ -1,0 +1,160 @@
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Attributes } from '../../domain/tracing/attributes.ts';
+import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
+import { renderAttributes } from '../../domain/tracing/renderAttributes.ts';
+import type { GeneratedSpan } from './spanGenerator.ts';
+
+/**
+ * The raw-COPY baseline: the same span rows Loupe's read model holds (same columns, same JSON
+ * attributes as the projector renders them), COPYed into a scratch table created `LIKE spans
+ * INCLUDING ALL` (same indexes, GIN on attributes included) on the same database. The COPY text
+ * is built before the clock starts, as the OTLP bodies are.
+ */
+
+const COLUMNS = [
+  'id', 'span_id', 'trace_rowid', 'trace_id', 'project_id', 'parent_id', 'name', 'span_kind', 'otel_kind',
+  'status_code', 'status_message', 'start_time', 'end_time', 'attributes', 'events',
+  'llm_token_count_prompt', 'llm_token_count_completion',
+] as const;
+
+export const SCRATCH_TABLE = 'bench_copy_spans';
+const OTEL_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT'];
+const STATUS = ['UNSET', 'OK', 'ERROR'];
+
+/** COPY text format: backslash, tab, newline and carriage return escaped; \N is null. */
+const field = (v: string | number | null): string =>
+  v === null ? '\\N' : typeof v === 'number' ? String(v) : v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+
+const domainAttributes = (span: GeneratedSpan): Attributes => {
+  const out: Record<string, Attributes[string]> = {};
+  for (const [key, v] of span.attributes) out[key] = 'int' in v ? { int: String(v.int) } : v;
+  return out;
+};
+
+/** Builds COPY text chunks of `chunkRows` rows each, ids counted from 1. */
+export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): string[] => {
+  const traceRowids = new Map<string, number>();
+  const chunks: string[] = [];
+  let lines: string[] = [];
+  spans.forEach((span, i) => {
+    let traceRowid = traceRowids.get(span.traceId);
+    if (traceRowid === undefined) traceRowids.set(span.traceId, (traceRowid = traceRowids.size + 1));
+    const llm = span.spanKind === 'LLM';
+    const count = (key: string) => {
+      const v = span.attributes.find(([k]) => k === key)?.[1];
+      return v && 'int' in v ? v.int : 0;
+    };
+    const row = [
+      i + 1,
+      span.spanId,
+      traceRowid,
+      span.traceId,
+      1,
+      span.parentId,
+      span.name,
+      span.spanKind,
+      OTEL_KINDS[span.kind] ?? 'SPAN_KIND_UNSPECIFIED',
+      STATUS[span.status.code]!,
+      span.status.message,
+      nanosToIsoMicros(span.startNs.toString()),
+      nanosToIsoMicros(span.endNs.toString()),
+      JSON.stringify(renderAttributes(domainAttributes(span))),
+      '[]',
+      llm ? count('llm.token_count.prompt') : null,
+      llm ? count('llm.token_count.completion') : null,
+    ];
+    lines.push(row.map(field).join('\t'));
+    if (lines.length === chunkRows) {
+      chunks.push(`${lines.join('\n')}\n`);
+      lines = [];
+    }
+  });
+  if (lines.length > 0) chunks.push(`${lines.join('\n')}\n`);
+  return chunks;
+};
+
+const createScratch = `DROP TABLE IF EXISTS ${SCRATCH_TABLE}; CREATE TABLE ${SCRATCH_TABLE} (LIKE spans INCLUDING ALL)`;
+const copySql = `COPY ${SCRATCH_TABLE} (${COLUMNS.join(', ')}) FROM STDIN`;
+
+export type CopyResult = { readonly rows: number; readonly seconds: number; readonly rowsPerSecond: number };
+
+const result = (rows: number, started: number): CopyResult => {
+  const seconds = (performance.now() - started) / 1000;
+  return { rows, seconds, rowsPerSecond: rows / seconds };
+};
+
+const copyOnce = (client: pg.Client, chunks: readonly string[]) =>
+  new Promise<void>((resolve, reject) => {
+    const stream = client.query(copyFrom(copySql));
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    let i = 0;
+    const write = () => {
+      while (i < chunks.length) {
+        if (!stream.write(chunks[i++]!)) {
+          stream.once('drain', write);
+          return;
+        }
+      }
+      stream.end();
+    };
+    write();
+  });
+
+/**
+ * Postgres. `streams: 1, perChunk: false`: ONE `COPY ... FROM STDIN` of every row. Otherwise
+ * `streams` connections each run one COPY per chunk, taking the chunks in turn, the way
+ * concurrent exporters send batches. The scratch table is dropped afterwards.
+ */
+export const copyIntoPostgres = async (
+  url: string,
+  chunks: readonly string[],
+  rows: number,
+  options: { readonly streams: number; readonly perChunk: boolean },
+): Promise<CopyResult> => {
+  const streams = options.perChunk ? options.streams : 1;
+  const clients = Array.from({ length: streams }, () => new pg.Client({ connectionString: url }));
+  await Promise.all(clients.map((c) => c.connect()));
+  try {
+    await clients[0]!.query(createScratch);
+    await clients[0]!.query('CHECKPOINT');
+    const started = performance.now();
+    if (options.perChunk) {
+      let next = 0;
+      await Promise.all(
+        clients.map(async (client) => {
+          while (next < chunks.length) await copyOnce(client, [chunks[next++]!]);
+        }),
+      );
+    } else {
+      await copyOnce(clients[0]!, chunks);
+    }
+    const outcome = result(rows, started);
+    const { count } = (await clients[0]!.query<{ count: string }>(`SELECT count(*) FROM ${SCRATCH_TABLE}`)).rows[0]!;
+    if (Number(count) !== rows) throw new Error(`COPY baseline stored ${count} rows, expected ${rows}`);
+    return outcome;
+  } finally {
+    await clients[0]!.query(`DROP TABLE IF EXISTS ${SCRATCH_TABLE}`).catch(() => undefined);
+    await Promise.all(clients.map((c) => c.end()));
+  }
+};
+
+/** PGlite (one session): one `COPY ... FROM '/dev/blob'` per chunk, in order. */
+export const copyIntoPglite = async (db: PGlite, chunks: readonly string[], rows: number): Promise<CopyResult> => {
+  await db.exec(createScratch);
+  await db.exec('CHECKPOINT');
+  try {
+    const started = performance.now();
+    for (const chunk of chunks) {
+      await db.query(`COPY ${SCRATCH_TABLE} (${COLUMNS.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([chunk]) });
+    }
+    const outcome = result(rows, started);
+    const { count } = (await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${SCRATCH_TABLE}`)).rows[0]!;
+    if (count !== rows) throw new Error(`COPY baseline stored ${count} rows, expected ${rows}`);
+    return outcome;
+  } finally {
+    await db.exec(`DROP TABLE IF EXISTS ${SCRATCH_TABLE}`).catch(() => undefined);
+  }
+};

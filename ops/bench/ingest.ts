@@ -1,0 +1,257 @@
+/**
+ * Ingest benchmark: `npm run bench:ingest [-- options]`.
+ *
+ * Starts `loupe serve` as a child process (embedded PGlite in a temp working dir, and/or a scratch
+ * Postgres database), sends realistic OpenInference spans as OTLP/protobuf batches from concurrent
+ * senders, and measures spans/s acknowledged and spans/s visible through REST. In the same run it
+ * COPYs the same span rows into a scratch table shaped like the spans read model on the same
+ * database, and prints both numbers and the ratio.
+ *
+ *   --backend pglite|postgres|both   (default both)
+ *   --postgres-spans N               (default 100000)
+ *   --pglite-spans N                 (default 30000)
+ *   --concurrency N                  (default 4)
+ *   --batch N                        (default 512)
+ *   --pg-url URL                     server to create the scratch database on
+ *                                    (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   --json FILE                      also write the results as JSON
+ *   --keep                           keep the scratch database / working dir
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
+import { cpuSecondsByName, processCpuSeconds } from './cpuUsage.ts';
+import { encodeExportRequest } from './otlpEncoder.ts';
+import { waitUntilListed } from './restClient.ts';
+import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
+import { sendBatches } from './senders.ts';
+import { startServerProcess, type ServerProcess } from './serverProcess.ts';
+import { createSpanGenerator, spanBatches, type GeneratedSpan } from './spanGenerator.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    backend: { type: 'string', default: 'both' },
+    'postgres-spans': { type: 'string', default: '100000' },
+    'pglite-spans': { type: 'string', default: '30000' },
+    concurrency: { type: 'string', default: '4' },
+    batch: { type: 'string', default: '512' },
+    'pg-url': { type: 'string', default: DEFAULT_PG_URL },
+    json: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const PROJECT = 'bench-ingest';
+const VISIBLE_TIMEOUT_MS = 15 * 60_000;
+const concurrency = Number(args.concurrency);
+const batchSize = Number(args.batch);
+
+type Backend = 'pglite' | 'postgres';
+
+type IngestResult = {
+  backend: Backend;
+  spans: number;
+  batches: number;
+  concurrency: number;
+  batchSize: number;
+  requestBytes: number;
+  ackSeconds: number;
+  visibleSeconds: number;
+  ackedPerSecond: number;
+  visiblePerSecond: number;
+  ackLatencyMs: { p50: number; p95: number; max: number };
+  busyAnswers: number;
+  failures: Record<string, number>;
+  rowsInReadModel: number;
+  serverCpuSeconds: number;
+  postgresCpuSeconds: number | null;
+  eventsBytes: number | null;
+  spansBytes: number | null;
+  copy: { label: string; result: CopyResult }[];
+};
+
+const onGiveUp: Array<() => void> = [];
+const log = (message: string) => process.stderr.write(`[bench:ingest] ${message}\n`);
+
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? 0;
+
+const prepare = (spans: number) => {
+  const generator = createSpanGenerator({ seed: 7 });
+  const warmup = [...spanBatches(generator, batchSize * 2, batchSize)];
+  const batches = [...spanBatches(generator, spans, batchSize)];
+  log(`encoding ${batches.length} batches of ${batchSize} spans ...`);
+  const bodies = batches.map((b) => encodeExportRequest(b, PROJECT));
+  return { warmup, batches, bodies, requestBytes: bodies.reduce((n, b) => n + b.length, 0) };
+};
+
+const waitVisible = (server: ServerProcess, batches: readonly (readonly GeneratedSpan[])[], timeoutMs: number) =>
+  waitUntilListed(server.url, PROJECT, batches.flat(), timeoutMs);
+
+const runIngest = async (backend: Backend, spanCount: number): Promise<IngestResult> => {
+  const { warmup, batches, bodies, requestBytes } = prepare(spanCount);
+  const workingDir = await mkdtemp(join(tmpdir(), 'loupe-bench-'));
+  const scratch = backend === 'postgres' ? await createScratchDatabase(args['pg-url']!, 'loupe_bench') : null;
+  const env: Record<string, string> = { SERVICE_WORKING_DIR: workingDir };
+  if (scratch) env.SERVICE_SQL_DATABASE_URL = scratch.url;
+  let server: ServerProcess | null = null;
+  const killOnTimeout = () => void server?.kill();
+  onGiveUp.push(killOnTimeout);
+  try {
+    log(`${backend}: starting the server (${scratch ? `database ${scratch.name}` : `working dir ${workingDir}`})`);
+    server = await startServerProcess({ env, startTimeoutMs: 120_000 });
+    const otlpUrl = `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`;
+
+    // Warm-up (creates the project, JITs the hot paths); not counted.
+    const warm = await sendBatches({ url: otlpUrl, batches: warmup.length, body: (i) => encodeExportRequest(warmup[i]!, PROJECT), concurrency: 1 });
+    if (warm.acked.length !== warmup.length) throw new Error(`warm-up failed: ${JSON.stringify([...warm.failures])}`);
+    await waitVisible(server, warmup, 120_000);
+
+    const pgCpuBefore = scratch ? cpuSecondsByName('postgres') : 0;
+    const serverCpuBefore = processCpuSeconds(server.pid);
+    log(`${backend}: sending ${spanCount} spans in ${batches.length} batches from ${concurrency} senders`);
+    const started = performance.now();
+    const stats = await sendBatches({ url: otlpUrl, batches: bodies.length, body: (i) => bodies[i]!, concurrency });
+    const ackSeconds = (performance.now() - started) / 1000;
+    if (stats.acked.length !== batches.length) {
+      throw new Error(`only ${stats.acked.length} of ${batches.length} batches acknowledged: ${JSON.stringify([...stats.failures])}`);
+    }
+    log(`${backend}: all acknowledged after ${ackSeconds.toFixed(1)} s; waiting until REST lists them`);
+    // The last `concurrency` acks are each sender's final request; every other request committed
+    // before one of them started, so once these are listed everything is projected.
+    const lastBatches = stats.acked.slice(-concurrency).map((i) => batches[i]!);
+    await waitVisible(server, lastBatches, VISIBLE_TIMEOUT_MS);
+    const visibleSeconds = (performance.now() - started) / 1000;
+    const serverCpuSeconds = processCpuSeconds(server.pid) - serverCpuBefore;
+    const postgresCpuSeconds = scratch ? cpuSecondsByName('postgres') - pgCpuBefore : null;
+    log(`${backend}: visible after ${visibleSeconds.toFixed(1)} s`);
+    const stopped = await server.stop();
+    server = null;
+    if (stopped !== 'exit 0') log(`${backend}: server stopped with ${stopped}`);
+
+    const latencies = latenciesOf(stats.ackTimes, concurrency);
+    const total = spanCount + warmup.flat().length;
+    const all = batches.flat();
+    bodies.length = 0;
+    log(`${backend}: building the COPY baseline rows`);
+    const chunks = copyChunks(all, batchSize);
+    const copy: IngestResult['copy'] = [];
+    let rowsInReadModel: number;
+    let eventsBytes: number | null = null;
+    let spansBytes: number | null = null;
+    if (scratch) {
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      rowsInReadModel = Number((await client.query('SELECT count(*) AS n FROM spans')).rows[0].n);
+      const sizes = (await client.query(`SELECT pg_total_relation_size('events') AS e, pg_total_relation_size('spans') AS s`)).rows[0];
+      eventsBytes = Number(sizes.e);
+      spansBytes = Number(sizes.s);
+      await client.end();
+      log(`${backend}: COPY baseline, one stream`);
+      copy.push({ label: 'COPY, one stream', result: await copyIntoPostgres(scratch.url, chunks, all.length, { streams: 1, perChunk: false }) });
+      log(`${backend}: COPY baseline, ${concurrency} streams, one COPY per ${batchSize}-row batch`);
+      copy.push({
+        label: `COPY, ${concurrency} streams × one COPY per ${batchSize} rows`,
+        result: await copyIntoPostgres(scratch.url, chunks, all.length, { streams: concurrency, perChunk: true }),
+      });
+    } else {
+      const db = await PGlite.create(join(workingDir, 'pgdata'));
+      try {
+        rowsInReadModel = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM spans')).rows[0]!.n;
+        const sizes = (await db.query<{ e: string; s: string }>(`SELECT pg_total_relation_size('events')::text AS e, pg_total_relation_size('spans')::text AS s`)).rows[0]!;
+        eventsBytes = Number(sizes.e);
+        spansBytes = Number(sizes.s);
+        log(`${backend}: COPY baseline, one COPY FROM '/dev/blob' per ${batchSize}-row batch`);
+        copy.push({ label: `COPY FROM '/dev/blob', one per ${batchSize} rows`, result: await copyIntoPglite(db, chunks, all.length) });
+      } finally {
+        await db.close();
+      }
+    }
+    if (rowsInReadModel !== total) throw new Error(`the spans table holds ${rowsInReadModel} rows, expected ${total}`);
+    return {
+      backend,
+      spans: spanCount,
+      batches: batches.length,
+      concurrency,
+      batchSize,
+      requestBytes,
+      ackSeconds,
+      visibleSeconds,
+      ackedPerSecond: spanCount / ackSeconds,
+      visiblePerSecond: spanCount / visibleSeconds,
+      ackLatencyMs: latencies,
+      busyAnswers: stats.busy,
+      failures: Object.fromEntries(stats.failures),
+      rowsInReadModel,
+      serverCpuSeconds,
+      postgresCpuSeconds,
+      eventsBytes,
+      spansBytes,
+      copy,
+    };
+  } catch (error) {
+    if (server) log(`server output:\n${server.output().slice(-4000)}`);
+    throw error;
+  } finally {
+    if (server) await server.kill();
+    if (!args.keep) {
+      await scratch?.drop();
+      await rm(workingDir, { recursive: true, force: true });
+    } else {
+      log(`kept ${scratch ? scratch.url : workingDir}`);
+    }
+  }
+};
+
+/** Rough per-request latency: with N senders always busy, the gap between a sender's acks. */
+const latenciesOf = (ackTimes: readonly number[], senders: number) => {
+  const gaps = ackTimes.slice(senders).map((t, i) => (t - ackTimes[i]!));
+  const sorted = [...gaps].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted.at(-1) ?? 0 };
+};
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+const report = (r: IngestResult): string => {
+  const lines = [
+    `== ${r.backend}: ${fmt(r.spans)} spans, ${r.batches} OTLP/protobuf requests of ${r.batchSize} (${(r.requestBytes / r.spans).toFixed(0)} B/span), ${r.concurrency} senders`,
+    `  acknowledged: ${fmt(r.ackedPerSecond)} spans/s (${r.ackSeconds.toFixed(1)} s; request time p50 ${fmt(r.ackLatencyMs.p50)} ms, p95 ${fmt(r.ackLatencyMs.p95)} ms; ${r.busyAnswers} × 503)`,
+    `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s); spans table rows: ${fmt(r.rowsInReadModel)}`,
+    `  CPU during the run: server process ${r.serverCpuSeconds.toFixed(1)} s${r.postgresCpuSeconds === null ? '' : `, postgres ${r.postgresCpuSeconds.toFixed(1)} s`} (wall ${r.visibleSeconds.toFixed(1)} s, 2 cores = ${(2 * r.visibleSeconds).toFixed(1)} CPU-s)`,
+    `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB`,
+  ];
+  for (const { label, result } of r.copy) {
+    lines.push(
+      `  raw ${label}: ${fmt(result.rowsPerSecond)} rows/s (${result.seconds.toFixed(1)} s)  →  ratio acknowledged ${(r.ackedPerSecond / result.rowsPerSecond).toFixed(2)}, visible ${(r.visiblePerSecond / result.rowsPerSecond).toFixed(2)}`,
+    );
+  }
+  return lines.join('\n');
+};
+
+const main = async () => {
+  const backends: Backend[] = args.backend === 'both' ? ['pglite', 'postgres'] : [args.backend as Backend];
+  if (backends.some((b) => b !== 'pglite' && b !== 'postgres')) throw new Error('--backend must be pglite, postgres or both');
+  const results: IngestResult[] = [];
+  for (const backend of backends) {
+    const spans = Number(backend === 'postgres' ? args['postgres-spans'] : args['pglite-spans']);
+    const result = await runIngest(backend, spans);
+    results.push(result);
+    console.log(report(result));
+  }
+  if (backends.includes('postgres')) console.log(`(${await postgresVersion(args['pg-url']!)})`);
+  if (args.json) await writeFile(args.json, JSON.stringify(results, null, 2));
+};
+
+// Bounded: never leave a run (or a server) hanging.
+const guard = setTimeout(() => {
+  log('giving up after 60 minutes');
+  for (const f of onGiveUp) f();
+  setTimeout(() => process.exit(2), 1000);
+}, 60 * 60_000);
+guard.unref();
+
+await main();
+process.exit(0);

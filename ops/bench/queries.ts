@@ -1,0 +1,260 @@
+/**
+ * Query benchmark: `npm run bench:queries [-- options]`.
+ *
+ * Loads N realistic spans (default 1,000,000) into a fresh database through the server's own
+ * OTLP ingest (so the read-model tables are exactly what the projector builds), waits until REST
+ * lists them, then times the read endpoints one request at a time and prints p50/p95:
+ * trace list pages, span filters, session list.
+ *
+ *   --backend postgres|pglite        (default postgres)
+ *   --spans N                        (default 1000000)
+ *   --iterations N                   timed requests per query (default 100)
+ *   --concurrency N                  load senders (default 4)
+ *   --pg-url URL                     server for the scratch database
+ *                                    (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   --database NAME                  reuse this already loaded database (Postgres; not dropped)
+ *   --working-dir DIR                reuse this already loaded working dir (PGlite; not removed)
+ *   --keep                           keep the scratch database / working dir (to rerun with the above)
+ *   --json FILE                      also write the results as JSON
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { encodeExportRequest } from './otlpEncoder.ts';
+import { getJson, waitUntilListed } from './restClient.ts';
+import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion, type ScratchDatabase } from './scratchDatabase.ts';
+import { sendBatches } from './senders.ts';
+import { startServerProcess, type ServerProcess } from './serverProcess.ts';
+import { createSpanGenerator, type GeneratedSpan } from './spanGenerator.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    backend: { type: 'string', default: 'postgres' },
+    spans: { type: 'string', default: '1000000' },
+    iterations: { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '4' },
+    'pg-url': { type: 'string', default: DEFAULT_PG_URL },
+    database: { type: 'string' },
+    'working-dir': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    json: { type: 'string' },
+  },
+});
+
+const PROJECT = 'bench-queries';
+const BATCH = 512;
+const log = (message: string) => process.stderr.write(`[bench:queries] ${message}\n`);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Page = { data: unknown[]; next_cursor: string | null };
+
+/** Whether a reused database already holds the benchmark project. */
+const projectExists = async (server: ServerProcess) => (await getJson(`${server.url}/v1/projects/${PROJECT}`)).status === 200;
+
+const load = async (server: ServerProcess, spans: number, concurrency: number) => {
+  const generator = createSpanGenerator({ seed: 11, spreadMs: 30 * 24 * 3600 * 1000 });
+  const batches: GeneratedSpan[][] = [];
+  let pending: GeneratedSpan[] = [];
+  let produced = 0;
+  const batchCount = Math.ceil(spans / BATCH);
+  const url = `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`;
+  const started = performance.now();
+  let lastReport = started;
+  let acked = 0;
+  const stats = await sendBatches({
+    url,
+    batches: batchCount,
+    concurrency,
+    body: (i) => {
+      while (pending.length < BATCH) pending.push(...generator.nextTrace());
+      const size = Math.min(BATCH, spans - produced);
+      const batch = pending.slice(0, size);
+      pending = pending.slice(size);
+      produced += size;
+      // Only the last few batches are kept (to wait until they are listed).
+      batches[i] = batch;
+      if (i >= concurrency * 2) delete batches[i - concurrency * 2];
+      return encodeExportRequest(batch, PROJECT);
+    },
+    onAck: () => {
+      acked++;
+      const now = performance.now();
+      if (now - lastReport > 30_000) {
+        lastReport = now;
+        log(`  ${fmt(acked * BATCH)} spans acknowledged (${fmt((acked * BATCH) / ((now - started) / 1000))} spans/s)`);
+      }
+    },
+  });
+  if (stats.acked.length !== batchCount) throw new Error(`load: ${stats.acked.length} of ${batchCount} batches acknowledged: ${JSON.stringify([...stats.failures])}`);
+  const ackSeconds = (performance.now() - started) / 1000;
+  log(`load: ${fmt(spans)} spans acknowledged in ${ackSeconds.toFixed(0)} s (${fmt(spans / ackSeconds)} spans/s); waiting until REST lists them`);
+  const last = stats.acked.slice(-concurrency).flatMap((i) => batches[i] ?? []);
+  await waitUntilListed(server.url, PROJECT, last, 60 * 60_000, 1000);
+  const visibleSeconds = (performance.now() - started) / 1000;
+  log(`load: visible after ${visibleSeconds.toFixed(0)} s (${fmt(spans / visibleSeconds)} spans/s)`);
+  return { ackSeconds, visibleSeconds };
+};
+
+type Case = { readonly name: string; readonly group: 'traces' | 'spans' | 'sessions'; readonly path: () => string };
+
+type Timing = { name: string; group: string; p50: number; p95: number; max: number; mean: number; rows: number; bytes: number };
+
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] ?? 0;
+
+const timeCase = async (base: string, c: Case, iterations: number): Promise<Timing> => {
+  const times: number[] = [];
+  let rows = 0;
+  let bytes = 0;
+  for (let i = 0; i < iterations + 5; i++) {
+    const url = `${base}${c.path()}`;
+    const t0 = performance.now();
+    const response = await fetch(url);
+    const text = await response.text();
+    const ms = performance.now() - t0;
+    if (response.status !== 200) throw new Error(`${c.name}: GET ${url} → ${response.status} ${text.slice(0, 300)}`);
+    if (i < 5) continue; // warm-up
+    times.push(ms);
+    rows += (JSON.parse(text) as Page).data.length;
+    bytes += text.length;
+  }
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    name: c.name,
+    group: c.group,
+    p50: percentile(sorted, 0.5),
+    p95: percentile(sorted, 0.95),
+    max: sorted.at(-1)!,
+    mean: times.reduce((a, b) => a + b, 0) / times.length,
+    rows: rows / iterations,
+    bytes: bytes / iterations,
+  };
+};
+
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+
+/** Cursors of the first `pages` pages of a list, to time deeper pages too. */
+const cursors = async (base: string, path: string, pages: number): Promise<string[]> => {
+  const out: string[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < pages; i++) {
+    const { body }: { body: Page } = await getJson<Page>(`${base}${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (!body.next_cursor) break;
+    cursor = body.next_cursor;
+    out.push(cursor);
+  }
+  return out;
+};
+
+const cases = async (server: ServerProcess): Promise<Case[]> => {
+  const p = `/v1/projects/${PROJECT}`;
+  const traceCursors = await cursors(server.url, `${p}/traces?limit=50`, 40);
+  const spanCursors = await cursors(server.url, `${p}/spans?limit=100`, 40);
+  const sample = (await getJson<{ data: { context: { trace_id: string }; attributes: Record<string, unknown> }[] }>(`${server.url}${p}/spans?limit=1000`)).body.data;
+  const traceIds = sample.map((s) => s.context.trace_id);
+  const userIds = sample.map((s) => s.attributes['user.id']).filter((u): u is string => typeof u === 'string');
+  const sessionIds = sample.map((s) => s.attributes['session.id']).filter((u): u is string => typeof u === 'string');
+  const hourAgo = () => new Date(Date.now() - Math.floor(Math.random() * 29 * 24) * 3600_000);
+  const q = encodeURIComponent;
+  return [
+    { group: 'traces', name: 'traces?limit=50 (first page, newest first)', path: () => `${p}/traces?limit=50` },
+    { group: 'traces', name: 'traces?limit=50&cursor=<page 2..40>', path: () => `${p}/traces?limit=50&cursor=${q(pick(traceCursors))}` },
+    { group: 'traces', name: 'traces?limit=50&sort=latency_ms', path: () => `${p}/traces?limit=50&sort=latency_ms` },
+    { group: 'traces', name: 'traces?limit=50&start_time&end_time (1 h window)', path: () => {
+      const from = hourAgo();
+      return `${p}/traces?limit=50&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
+    } },
+    { group: 'traces', name: 'traces?session_identifier=<id>', path: () => `${p}/traces?limit=50&session_identifier=${q(pick(sessionIds))}` },
+    { group: 'spans', name: 'spans?limit=100 (no filter)', path: () => `${p}/spans?limit=100` },
+    { group: 'spans', name: 'spans?limit=100&cursor=<page 2..40>', path: () => `${p}/spans?limit=100&cursor=${q(pick(spanCursors))}` },
+    { group: 'spans', name: 'spans?span_kind=LLM', path: () => `${p}/spans?limit=100&span_kind=LLM` },
+    { group: 'spans', name: 'spans?span_kind=RETRIEVER&span_kind=TOOL', path: () => `${p}/spans?limit=100&span_kind=RETRIEVER&span_kind=TOOL` },
+    { group: 'spans', name: 'spans?status_code=ERROR', path: () => `${p}/spans?limit=100&status_code=ERROR` },
+    { group: 'spans', name: 'spans?span_kind=LLM&status_code=ERROR', path: () => `${p}/spans?limit=100&span_kind=LLM&status_code=ERROR` },
+    { group: 'spans', name: 'spans?parent_id=null (roots)', path: () => `${p}/spans?limit=100&parent_id=null` },
+    { group: 'spans', name: 'spans?attribute=user.id:<one of 997>', path: () => `${p}/spans?limit=100&attribute=${q(`user.id:${pick(userIds)}`)}` },
+    { group: 'spans', name: 'spans?attribute=llm.model_name:gpt-4o-mini (~10 %)', path: () => `${p}/spans?limit=100&attribute=${q('llm.model_name:gpt-4o-mini')}` },
+    { group: 'spans', name: 'spans?attribute=metadata.tier:gold&span_kind=LLM', path: () => `${p}/spans?limit=100&span_kind=LLM&attribute=${q('metadata.tier:gold')}` },
+    { group: 'spans', name: 'spans?trace_id=<id>', path: () => `${p}/spans?limit=100&trace_id=${pick(traceIds)}` },
+    { group: 'spans', name: 'spans?start_time&end_time (1 h window)', path: () => {
+      const from = hourAgo();
+      return `${p}/spans?limit=100&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
+    } },
+    { group: 'sessions', name: 'sessions?limit=50 (first page)', path: () => `${p}/sessions?limit=50` },
+    { group: 'sessions', name: 'sessions?limit=50&order=desc', path: () => `${p}/sessions?limit=50&order=desc` },
+  ];
+};
+
+const main = async () => {
+  const backend = args.backend;
+  if (backend !== 'postgres' && backend !== 'pglite') throw new Error('--backend must be postgres or pglite');
+  const spans = Number(args.spans);
+  const iterations = Number(args.iterations);
+  const reuse = backend === 'postgres' ? args.database : args['working-dir'];
+  const workingDir = args['working-dir'] ?? (await mkdtemp(join(tmpdir(), 'loupe-bench-q-')));
+  let scratch: ScratchDatabase | null = null;
+  let dbUrl: string | null = null;
+  if (backend === 'postgres') {
+    if (args.database) {
+      const u = new URL(args['pg-url']!);
+      u.pathname = `/${args.database}`;
+      dbUrl = u.toString();
+    } else {
+      scratch = await createScratchDatabase(args['pg-url']!, 'loupe_bench_q');
+      dbUrl = scratch.url;
+      log(`scratch database ${scratch.name}`);
+    }
+  }
+  const env: Record<string, string> = { SERVICE_WORKING_DIR: workingDir };
+  if (dbUrl) env.SERVICE_SQL_DATABASE_URL = dbUrl;
+  let server: ServerProcess | null = null;
+  const guard = setTimeout(() => {
+    log('giving up after 90 minutes');
+    void server?.kill().finally(() => process.exit(2));
+  }, 90 * 60_000);
+  guard.unref();
+  try {
+    server = await startServerProcess({ env, startTimeoutMs: 300_000 });
+    let loadResult: { ackSeconds: number; visibleSeconds: number } | null = null;
+    if (reuse && (await projectExists(server))) {
+      log(`reusing the loaded ${backend === 'postgres' ? `database ${args.database}` : `working dir ${workingDir}`}`);
+      while ((await getJson<{ projectionLag: string | null }>(`${server.url}/readyz`)).body.projectionLag !== '0') await pause(1000);
+    } else {
+      log(`loading ${fmt(spans)} spans through OTLP/HTTP from ${args.concurrency} senders`);
+      loadResult = await load(server, spans, Number(args.concurrency));
+    }
+    const list = await cases(server);
+    const timings: Timing[] = [];
+    for (const c of list) {
+      const t = await timeCase(server.url, c, iterations);
+      timings.push(t);
+      log(`${c.name}: p50 ${t.p50.toFixed(1)} ms, p95 ${t.p95.toFixed(1)} ms`);
+    }
+    console.log(`== queries on ${backend}, ${fmt(spans)} spans in one project; ${iterations} sequential requests each (after 5 warm-up), client-side wall time`);
+    if (loadResult) {
+      console.log(`  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`);
+    }
+    const width = Math.max(...timings.map((t) => t.name.length));
+    for (const t of timings) {
+      console.log(`  ${t.name.padEnd(width)}  p50 ${t.p50.toFixed(1).padStart(7)} ms  p95 ${t.p95.toFixed(1).padStart(7)} ms  max ${t.max.toFixed(0).padStart(5)} ms  rows ${t.rows.toFixed(0).padStart(4)}  ${(t.bytes / 1024).toFixed(0)} KiB`);
+    }
+    if (dbUrl) console.log(`(${await postgresVersion(dbUrl)})`);
+    if (args.json) await writeFile(args.json, JSON.stringify({ backend, spans, iterations, load: loadResult, timings }, null, 2));
+    await server.stop();
+    server = null;
+  } catch (error) {
+    if (server) log(`server output:\n${server.output().slice(-4000)}`);
+    throw error;
+  } finally {
+    if (server) await server.kill();
+    if (args.keep || reuse) log(`kept ${dbUrl ?? workingDir}`);
+    else {
+      await scratch?.drop();
+      await rm(workingDir, { recursive: true, force: true });
+    }
+  }
+};
+
+await main();
+process.exit(0);

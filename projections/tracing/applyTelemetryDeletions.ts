@@ -1,0 +1,56 @@
+import { sql, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
+import type { StoredEvent } from '../../domain/eventstore/types.ts';
+import type { TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
+import { recomputeSessions, recomputeTraces } from './recompute.ts';
+
+const rowids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
+const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::json`;
+
+/**
+ * Consecutive deletion events of one type, in one go (a bulk session delete is one append of many
+ * events). Each matches only within its project, and one already applied matches nothing.
+ */
+export const applyTelemetryDeletions = async (
+  tx: DatabaseTransactionConnection,
+  type: TelemetryDeletionEvent['type'],
+  events: readonly StoredEvent[],
+): Promise<void> => {
+  const targets = events.map((e) => e.data as TelemetryDeletionEvent['data']);
+  switch (type) {
+    case 'SpanDeleted': {
+      // Children stay, as orphans; a trace whose last span goes is deleted by the recompute.
+      const rows = targets.map((t) => ({ project_id: t.projectId, id: (t as { spanId: string }).spanId }));
+      const traces = await tx.anyFirst(sql.type(z.object({ trace_rowid: z.bigint() }))`
+        DELETE FROM spans s USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
+        WHERE p.project_id = x.project_id AND s.project_id = p.id AND s.span_id = x.id
+        RETURNING s.trace_rowid`);
+      await recomputeSessions(tx, await recomputeTraces(tx, traces.map(Number)));
+      return;
+    }
+    case 'TraceDeleted': {
+      const rows = targets.map((t) => ({ project_id: t.projectId, id: (t as { traceId: string }).traceId }));
+      const deleted = await tx.any(sql.type(z.object({ id: z.bigint(), session_id: z.bigint().nullable() }))`
+        DELETE FROM traces t USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
+        WHERE p.project_id = x.project_id AND t.project_id = p.id AND t.trace_id = x.id
+        RETURNING t.id, t.session_id`);
+      if (deleted.length === 0) return;
+      await tx.query(sql.unsafe`DELETE FROM spans WHERE trace_rowid = ANY(${rowids(deleted.map((d) => d.id))})`);
+      await recomputeSessions(tx, deleted.flatMap((d) => (d.session_id === null ? [] : [Number(d.session_id)])));
+      return;
+    }
+    case 'SessionDeleted': {
+      // Every trace of the session goes, whichever project it was sent to.
+      const rows = targets.map((t) => ({ project_id: t.projectId, id: (t as { sessionId: string }).sessionId }));
+      const sessions = await tx.anyFirst(sql.type(z.object({ id: z.bigint() }))`
+        DELETE FROM sessions s USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
+        WHERE p.project_id = x.project_id AND s.project_id = p.id AND s.session_id = x.id
+        RETURNING s.id`);
+      if (sessions.length === 0) return;
+      const traces = await tx.anyFirst(sql.type(z.object({ id: z.bigint() }))`
+        DELETE FROM traces WHERE session_id = ANY(${rowids(sessions)}) RETURNING id`);
+      if (traces.length > 0) await tx.query(sql.unsafe`DELETE FROM spans WHERE trace_rowid = ANY(${rowids(traces)})`);
+      return;
+    }
+  }
+};

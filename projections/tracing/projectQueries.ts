@@ -1,0 +1,39 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const projectRow = z.object({
+  id: z.bigint().transform(Number),
+  project_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  gradient_start_color: z.string(),
+  gradient_end_color: z.string(),
+});
+
+export type ProjectRow = z.infer<typeof projectRow>;
+
+const columns = sql.fragment`id, project_id::text, name, description, gradient_start_color, gradient_end_color`;
+
+/** Newest first, from `cursor` (a row id, inclusive); `limit + 1` rows so the caller sees whether a page follows. */
+export const listProjects = (
+  db: CommonQueryMethods,
+  options: { readonly cursor: number | null; readonly limit: number; readonly nameContains: string | null },
+): Promise<readonly ProjectRow[]> => {
+  const where = [
+    sql.fragment`true`,
+    ...(options.cursor !== null ? [sql.fragment`id <= ${options.cursor}`] : []),
+    ...(options.nameContains ? [sql.fragment`strpos(lower(name), lower(${options.nameContains})) > 0`] : []),
+  ];
+  return db.any(sql.type(projectRow)`
+    SELECT ${columns} FROM projects WHERE ${sql.join(where, sql.fragment` AND `)} ORDER BY id DESC LIMIT ${options.limit + 1}`);
+};
+
+export const findProjectById = (db: CommonQueryMethods, id: number): Promise<ProjectRow | null> =>
+  db.maybeOne(sql.type(projectRow)`SELECT ${columns} FROM projects WHERE id = ${id}`);
+
+export const findProjectByName = (db: CommonQueryMethods, name: string): Promise<ProjectRow | null> =>
+  db.maybeOne(sql.type(projectRow)`SELECT ${columns} FROM projects WHERE name = ${name}`);
+
+/** The project an event-side id (uuid) names, if it is still there. */
+export const findProjectByProjectId = (db: CommonQueryMethods, projectId: string): Promise<ProjectRow | null> =>
+  db.maybeOne(sql.type(projectRow)`SELECT ${columns} FROM projects WHERE project_id = ${projectId}`);

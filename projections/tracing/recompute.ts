@@ -1,0 +1,64 @@
+import { sql, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
+
+const idList = (ids: Iterable<number>) => sql.array([...new Set(ids)], 'int8');
+
+/**
+ * Recomputes these traces from their spans (times, root, counts, token sums): recomputing
+ * rather than incrementing keeps a replayed or duplicated span from counting twice. Traces left
+ * without spans are deleted. Returns the sessions of the traces touched, to recompute next.
+ */
+export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRowids: readonly number[]): Promise<number[]> => {
+  if (traceRowids.length === 0) return [];
+  const ids = idList(traceRowids);
+  const sessions = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint() }))`
+    DELETE FROM traces t WHERE t.id = ANY(${ids}) AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.trace_rowid = t.id)
+    RETURNING t.session_id`);
+  const kept = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint().nullable() }))`
+    UPDATE traces t SET
+      start_time = a.start_time, end_time = a.end_time, span_count = a.span_count, error_count = a.error_count,
+      token_count_prompt = a.prompt, token_count_completion = a.completion, root_span_id = a.root_span_id
+    FROM (
+      SELECT trace_rowid, min(start_time) AS start_time, max(end_time) AS end_time, count(*)::int AS span_count,
+        (count(*) FILTER (WHERE status_code = 'ERROR'))::int AS error_count,
+        coalesce(sum(llm_token_count_prompt), 0) AS prompt, coalesce(sum(llm_token_count_completion), 0) AS completion,
+        (array_agg(span_id ORDER BY start_time, id) FILTER (WHERE parent_id IS NULL))[1] AS root_span_id
+      FROM spans WHERE trace_rowid = ANY(${ids}) GROUP BY trace_rowid
+    ) a
+    WHERE t.id = a.trace_rowid
+    RETURNING t.session_id`);
+  return [...sessions, ...kept].filter((s): s is bigint => s !== null).map(Number);
+};
+
+/**
+ * Recomputes these sessions from their traces: time span, trace count, token sums, and the
+ * first input / last output (root span of the earliest / latest trace). Sessions left without
+ * traces are deleted.
+ */
+export const recomputeSessions = async (tx: DatabaseTransactionConnection, sessionRowids: readonly number[]): Promise<void> => {
+  if (sessionRowids.length === 0) return;
+  const ids = idList(sessionRowids);
+  await tx.query(sql.unsafe`
+    DELETE FROM sessions s WHERE s.id = ANY(${ids}) AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.session_id = s.id)`);
+  await tx.query(sql.unsafe`
+    UPDATE sessions s SET
+      start_time = a.start_time, end_time = a.end_time, trace_count = a.trace_count,
+      token_count_prompt = a.prompt, token_count_completion = a.completion,
+      first_input = f.value, first_input_mime_type = f.mime_type, last_output = l.value, last_output_mime_type = l.mime_type
+    FROM (
+      SELECT session_id, min(start_time) AS start_time, max(end_time) AS end_time, count(*)::int AS trace_count,
+        sum(token_count_prompt) AS prompt, sum(token_count_completion) AS completion
+      FROM traces WHERE session_id = ANY(${ids}) GROUP BY session_id
+    ) a
+    LEFT JOIN LATERAL (
+      SELECT sp.attributes->>'input.value' AS value, sp.attributes->>'input.mime_type' AS mime_type
+      FROM traces t JOIN spans sp ON sp.span_id = t.root_span_id
+      WHERE t.session_id = a.session_id ORDER BY t.start_time, t.id LIMIT 1
+    ) f ON true
+    LEFT JOIN LATERAL (
+      SELECT sp.attributes->>'output.value' AS value, sp.attributes->>'output.mime_type' AS mime_type
+      FROM traces t JOIN spans sp ON sp.span_id = t.root_span_id
+      WHERE t.session_id = a.session_id ORDER BY t.start_time DESC, t.id DESC LIMIT 1
+    ) l ON true
+    WHERE s.id = a.session_id`);
+};

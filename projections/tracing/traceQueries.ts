@@ -1,0 +1,111 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { micros } from './micros.ts';
+
+const traceRow = z.object({
+  id: z.bigint().transform(Number),
+  trace_id: z.string(),
+  project_id: z.bigint().transform(Number),
+  start_us: z.bigint(),
+  end_us: z.bigint(),
+  token_count_prompt: z.bigint().transform(Number),
+  token_count_completion: z.bigint().transform(Number),
+});
+
+export type TraceRow = z.infer<typeof traceRow>;
+
+export type TraceFilter = {
+  readonly projectId: number;
+  readonly sort: 'start_time' | 'latency_ms';
+  readonly order: 'asc' | 'desc';
+  readonly limit: number;
+  /** Row id of the first trace of the page. */
+  readonly cursor: number | null;
+  /** On the trace's start time: start inclusive, end exclusive. */
+  readonly startTime?: string;
+  readonly endTime?: string;
+  /** Only traces of these sessions (row ids); an empty list matches nothing. */
+  readonly sessionIds?: readonly number[];
+};
+
+const sortKey = (sort: TraceFilter['sort'], alias: string) =>
+  sort === 'latency_ms'
+    ? sql.fragment`(${sql.identifier([alias, 'end_time'])} - ${sql.identifier([alias, 'start_time'])})`
+    : sql.identifier([alias, 'start_time']);
+
+/**
+ * One page of a project's traces, sorted with ties broken by row id in the same direction. The
+ * cursor is the first trace of the page; unlike Phoenix (which compares row ids whatever the
+ * sort) the page starts at that trace's sort key, so no page skips or repeats a trace. A cursor
+ * whose trace is gone falls back to Phoenix's row-id comparison.
+ */
+export const listTraces = (db: CommonQueryMethods, f: TraceFilter): Promise<readonly TraceRow[]> => {
+  const desc = f.order === 'desc';
+  const cmp = desc ? sql.fragment`<=` : sql.fragment`>=`;
+  const key = sortKey(f.sort, 't');
+  const cursorKey = sortKey(f.sort, 'c');
+  const where = [
+    sql.fragment`t.project_id = ${f.projectId}`,
+    ...(f.cursor !== null
+      ? [
+          sql.fragment`(
+            CASE WHEN EXISTS (SELECT 1 FROM traces c WHERE c.id = ${f.cursor})
+              THEN (${key}, t.id) ${cmp} (SELECT ${cursorKey}, c.id FROM traces c WHERE c.id = ${f.cursor})
+              ELSE t.id ${cmp} ${f.cursor}
+            END)`,
+        ]
+      : []),
+    ...(f.startTime !== undefined ? [sql.fragment`t.start_time >= ${f.startTime}::timestamptz`] : []),
+    ...(f.endTime !== undefined ? [sql.fragment`t.start_time < ${f.endTime}::timestamptz`] : []),
+    ...(f.sessionIds !== undefined ? [sql.fragment`t.session_id = ANY(${sql.array([...f.sessionIds], 'int8')})`] : []),
+  ];
+  const direction = desc ? sql.fragment`DESC` : sql.fragment`ASC`;
+  return db.any(sql.type(traceRow)`
+    SELECT t.id, t.trace_id, t.project_id, ${micros('t.start_time')} AS start_us, ${micros('t.end_time')} AS end_us,
+      t.token_count_prompt, t.token_count_completion
+    FROM traces t
+    WHERE ${sql.join(where, sql.fragment` AND `)}
+    ORDER BY ${key} ${direction}, t.id ${direction}
+    LIMIT ${f.limit + 1}`);
+};
+
+const traceSpanRow = z.object({
+  id: z.bigint().transform(Number),
+  trace_rowid: z.bigint().transform(Number),
+  span_id: z.string(),
+  parent_id: z.string().nullable(),
+  name: z.string(),
+  span_kind: z.string(),
+  status_code: z.string(),
+  start_us: z.bigint(),
+  end_us: z.bigint(),
+});
+
+export type TraceSpanRow = z.infer<typeof traceSpanRow>;
+
+/** The spans of these traces, each trace's in start-time order. */
+export const spansOfTraces = (db: CommonQueryMethods, traceIds: readonly number[]): Promise<readonly TraceSpanRow[]> =>
+  traceIds.length === 0
+    ? Promise.resolve([])
+    : db.any(sql.type(traceSpanRow)`
+        SELECT s.id, s.trace_rowid, s.span_id, s.parent_id, s.name, s.span_kind, s.status_code,
+          ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us
+        FROM spans s WHERE s.trace_rowid = ANY(${sql.array([...traceIds], 'int8')})
+        ORDER BY s.trace_rowid, s.start_time, s.id`);
+
+const traceOwner = z.object({
+  id: z.bigint().transform(Number),
+  trace_id: z.string(),
+  project_rowid: z.bigint().transform(Number),
+  project_id: z.string(),
+  project_name: z.string(),
+});
+
+export type TraceOwner = z.infer<typeof traceOwner>;
+
+/** A trace by row id or OpenTelemetry trace id, with its project (for a deletion). */
+export const findTrace = (db: CommonQueryMethods, key: { readonly id: number } | { readonly traceId: string }): Promise<TraceOwner | null> =>
+  db.maybeOne(sql.type(traceOwner)`
+    SELECT t.id, t.trace_id, p.id AS project_rowid, p.project_id::text AS project_id, p.name AS project_name
+    FROM traces t JOIN projects p ON p.id = t.project_id
+    WHERE ${'id' in key ? sql.fragment`t.id = ${key.id}` : sql.fragment`t.trace_id = ${key.traceId}`}`);

@@ -1,0 +1,95 @@
+import type { Migration } from '../../domain/eventstore/migration.ts';
+
+/**
+ * The tracing read model. Row ids (`id`) are the integers inside the REST GlobalIDs
+ * (`Span:42`); they are handed out by the projector from `tracing_ids` in log order, never by a
+ * sequence, so a rebuild gives every row the same id again (a sequence also advances in rolled
+ * back transactions and on ON CONFLICT DO NOTHING).
+ * Names are unqualified: a rebuild creates these tables in a scratch schema.
+ */
+export const tracingMigrations: readonly Migration[] = [
+  {
+    id: 'tracing/0001_tables',
+    sql: `
+      CREATE TABLE tracing_ids (kind text PRIMARY KEY, last bigint NOT NULL);
+      INSERT INTO tracing_ids (kind, last) VALUES ('project', 0), ('trace', 0), ('span', 0), ('session', 0);
+
+      CREATE TABLE projects (
+        id bigint PRIMARY KEY,
+        project_id uuid NOT NULL UNIQUE,
+        name text NOT NULL UNIQUE,
+        description text,
+        gradient_start_color text NOT NULL,
+        gradient_end_color text NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+
+      -- A session belongs to the project of the trace that created it; session ids are global.
+      CREATE TABLE sessions (
+        id bigint PRIMARY KEY,
+        session_id text NOT NULL UNIQUE,
+        project_id bigint NOT NULL,
+        start_time timestamptz NOT NULL,
+        end_time timestamptz NOT NULL,
+        trace_count integer NOT NULL DEFAULT 0,
+        token_count_prompt bigint NOT NULL DEFAULT 0,
+        token_count_completion bigint NOT NULL DEFAULT 0,
+        first_input text,
+        first_input_mime_type text,
+        last_output text,
+        last_output_mime_type text
+      );
+      CREATE INDEX sessions_project ON sessions (project_id, id);
+
+      -- Trace ids are global: later spans of a trace join it whatever project they were sent to.
+      CREATE TABLE traces (
+        id bigint PRIMARY KEY,
+        trace_id text NOT NULL UNIQUE,
+        project_id bigint NOT NULL,
+        session_id bigint,
+        start_time timestamptz NOT NULL,
+        end_time timestamptz NOT NULL,
+        root_span_id text,
+        span_count integer NOT NULL DEFAULT 0,
+        error_count integer NOT NULL DEFAULT 0,
+        -- sums of the LLM spans' own counts, recomputed from the spans (never incremented)
+        token_count_prompt bigint NOT NULL DEFAULT 0,
+        token_count_completion bigint NOT NULL DEFAULT 0
+      );
+      CREATE INDEX traces_project_start ON traces (project_id, start_time, id);
+      CREATE INDEX traces_project_latency ON traces (project_id, (end_time - start_time), id);
+      CREATE INDEX traces_session ON traces (session_id, start_time) WHERE session_id IS NOT NULL;
+
+      CREATE TABLE spans (
+        id bigint PRIMARY KEY,
+        span_id text NOT NULL UNIQUE,
+        trace_rowid bigint NOT NULL,
+        trace_id text NOT NULL,
+        project_id bigint NOT NULL,
+        parent_id text,
+        name text NOT NULL,
+        -- openinference.span.kind upper-cased and checked (the filter); the raw value is in attributes
+        span_kind text NOT NULL,
+        otel_kind text NOT NULL,
+        status_code text NOT NULL,
+        status_message text NOT NULL,
+        start_time timestamptz NOT NULL,
+        end_time timestamptz NOT NULL,
+        -- flat dotted keys, plain JSON values: exactly what REST shows (renderAttributes)
+        attributes jsonb NOT NULL,
+        events jsonb NOT NULL,
+        -- own counts of LLM spans (0 when absent), null for other kinds
+        llm_token_count_prompt bigint,
+        llm_token_count_completion bigint
+      );
+      CREATE INDEX spans_project ON spans (project_id, id);
+      CREATE INDEX spans_trace ON spans (trace_rowid);
+      CREATE INDEX spans_project_name ON spans (project_id, name, id);
+      CREATE INDEX spans_project_kind ON spans (project_id, span_kind, id);
+      CREATE INDEX spans_project_start ON spans (project_id, start_time);
+      CREATE INDEX spans_roots ON spans (trace_rowid) WHERE parent_id IS NULL;
+      CREATE INDEX spans_attributes ON spans USING gin (attributes jsonb_path_ops);
+    `,
+  },
+];
