@@ -1,6 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { activeProject, evolveProject } from '../projects/projectDecider.ts';
+import type { ProjectEvent } from '../projects/events.ts';
 import type { ProjectState } from '../projects/projectState.ts';
 import type { TelemetryDeletionEvent } from './events.ts';
 
@@ -30,7 +31,7 @@ const decide = (c: DeleteTelemetry, state: ProjectState): TelemetryDeletionEvent
  * active project) but the events go to the project's deletion stream, not the project stream:
  * the project stream is read on every export request and must stay a handful of events long.
  */
-export const telemetryDeletionDecider: Decider<ProjectState, DeleteTelemetry, TelemetryDeletionEvent> = {
+export const telemetryDeletionDecider: Decider<ProjectState, DeleteTelemetry, ProjectEvent | TelemetryDeletionEvent> = {
   initialState: () => ({ status: 'absent' }),
   evolve: evolveProject,
   decide,

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
@@ -13,21 +13,65 @@ export const processCpuSeconds = (pid: number): number => {
   }
 };
 
+/** Busy CPU seconds of the whole machine so far (all cores; /proc/stat minus idle and iowait). */
+export const machineBusySeconds = (): number => {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+  const [, ...values] = line.trim().split(/\s+/);
+  const ticks = values.map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return (total - idle) / TICKS_PER_SECOND;
+};
+
 /**
- * CPU seconds of every live process whose command name is `name` (e.g. all `postgres` backends).
- * Backends that exit between two samples take their time with them, so compare samples taken
- * while the same connections are open.
+ * Other sessions' tests share this machine: waits (up to `maxWaitMs`) until the machine has been
+ * under `threshold` busy for 3 s in a row. Returns the busy fraction of the last 3 s.
  */
-export const cpuSecondsByName = (name: string): number => {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === name) total += processCpuSeconds(Number(entry));
-    } catch {
-      // the process ended meanwhile
-    }
+export const waitForQuietMachine = async (maxWaitMs: number, threshold = 0.25, cores = 2): Promise<number> => {
+  const deadline = Date.now() + maxWaitMs;
+  for (;;) {
+    const before = machineBusySeconds();
+    await new Promise((r) => setTimeout(r, 3000));
+    const busy = (machineBusySeconds() - before) / (3 * cores);
+    if (busy < threshold || Date.now() > deadline) return busy;
   }
-  return total;
+};
+
+/**
+ * CPU seconds used by the Postgres backends serving one database, sampled every 500 ms (a
+ * backend's time is kept once seen, so one that exits between samples loses at most 500 ms).
+ * `listPids` lists the backend pids (e.g. from pg_stat_activity).
+ */
+export const startBackendCpuSampler = (listPids: () => Promise<number[]>) => {
+  const baseline = new Map<number, number>();
+  const latest = new Map<number, number>();
+  let first = true;
+  let stopped = false;
+  const sample = async () => {
+    const pids = await listPids().catch(() => [] as number[]);
+    for (const pid of pids) {
+      const seconds = processCpuSeconds(pid);
+      if (seconds === 0) continue;
+      if (!baseline.has(pid)) baseline.set(pid, first ? seconds : 0);
+      latest.set(pid, seconds);
+    }
+    first = false;
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      await sample();
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  })();
+  return {
+    ready: sample(),
+    async stop(): Promise<number> {
+      stopped = true;
+      await loop;
+      await sample();
+      let total = 0;
+      for (const [pid, seconds] of latest) total += seconds - (baseline.get(pid) ?? 0);
+      return total;
+    },
+  };
 };

@@ -16,15 +16,18 @@
  *                                    (default postgres://postgres@127.0.0.1:5432/postgres)
  *   --json FILE                      also write the results as JSON
  *   --keep                           keep the scratch database / working dir
+ *   --experiment-lz4                 Postgres only: switch events.data and spans.attributes to lz4
+ *                                    TOAST compression before sending (measures that change; the
+ *                                    COPY baseline table follows, being LIKE spans INCLUDING ALL)
  */
 import { PGlite } from '@electric-sql/pglite';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
-import { cpuSecondsByName, processCpuSeconds } from './cpuUsage.ts';
+import { machineBusySeconds, processCpuSeconds, startBackendCpuSampler, waitForQuietMachine } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
 import { waitUntilListed } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
@@ -42,6 +45,7 @@ const { values: args } = parseArgs({
     'pg-url': { type: 'string', default: DEFAULT_PG_URL },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'experiment-lz4': { type: 'boolean', default: false },
   },
 });
 
@@ -68,7 +72,12 @@ type IngestResult = {
   failures: Record<string, number>;
   rowsInReadModel: number;
   serverCpuSeconds: number;
+  /** The benchmark process itself (sending, REST polling). */
+  benchCpuSeconds: number;
+  /** This database's Postgres backends (null on PGlite, which runs inside the server process). */
   postgresCpuSeconds: number | null;
+  /** All cores, all processes (other work on the machine included). */
+  machineCpuSeconds: number;
   eventsBytes: number | null;
   spansBytes: number | null;
   copy: { label: string; result: CopyResult }[];
@@ -105,12 +114,30 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     server = await startServerProcess({ env, startTimeoutMs: 120_000 });
     const otlpUrl = `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`;
 
+    if (scratch && args['experiment-lz4']) {
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      await client.query('ALTER TABLE events ALTER COLUMN data SET COMPRESSION lz4; ALTER TABLE spans ALTER COLUMN attributes SET COMPRESSION lz4');
+      await client.end();
+      log(`${backend}: experiment: events.data and spans.attributes use lz4`);
+    }
     // Warm-up (creates the project, JITs the hot paths); not counted.
     const warm = await sendBatches({ url: otlpUrl, batches: warmup.length, body: (i) => encodeExportRequest(warmup[i]!, PROJECT), concurrency: 1 });
     if (warm.acked.length !== warmup.length) throw new Error(`warm-up failed: ${JSON.stringify([...warm.failures])}`);
     await waitVisible(server, warmup, 120_000);
 
-    const pgCpuBefore = scratch ? cpuSecondsByName('postgres') : 0;
+    const quiet = await waitForQuietMachine(120_000, 0.25, cores);
+    if (quiet >= 0.25) log(`warning: the machine is ${(quiet * 100).toFixed(0)} % busy with other work; numbers will be low`);
+    const monitor = scratch ? new pg.Client({ connectionString: scratch.url }) : null;
+    await monitor?.connect();
+    const backends = monitor
+      ? startBackendCpuSampler(async () =>
+          (await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid),
+        )
+      : null;
+    await backends?.ready;
+    const machineBefore = machineBusySeconds();
+    const benchBefore = process.cpuUsage();
     const serverCpuBefore = processCpuSeconds(server.pid);
     log(`${backend}: sending ${spanCount} spans in ${batches.length} batches from ${concurrency} senders`);
     const started = performance.now();
@@ -126,7 +153,11 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     await waitVisible(server, lastBatches, VISIBLE_TIMEOUT_MS);
     const visibleSeconds = (performance.now() - started) / 1000;
     const serverCpuSeconds = processCpuSeconds(server.pid) - serverCpuBefore;
-    const postgresCpuSeconds = scratch ? cpuSecondsByName('postgres') - pgCpuBefore : null;
+    const bench = process.cpuUsage(benchBefore);
+    const benchCpuSeconds = (bench.user + bench.system) / 1e6;
+    const machineCpuSeconds = machineBusySeconds() - machineBefore;
+    const postgresCpuSeconds = backends ? await backends.stop() : null;
+    await monitor?.end();
     log(`${backend}: visible after ${visibleSeconds.toFixed(1)} s`);
     const stopped = await server.stop();
     server = null;
@@ -150,8 +181,10 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       eventsBytes = Number(sizes.e);
       spansBytes = Number(sizes.s);
       await client.end();
+      await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, one stream`);
       copy.push({ label: 'COPY, one stream', result: await copyIntoPostgres(scratch.url, chunks, all.length, { streams: 1, perChunk: false }) });
+      await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, ${concurrency} streams, one COPY per ${batchSize}-row batch`);
       copy.push({
         label: `COPY, ${concurrency} streams × one COPY per ${batchSize} rows`,
@@ -164,6 +197,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
         const sizes = (await db.query<{ e: string; s: string }>(`SELECT pg_total_relation_size('events')::text AS e, pg_total_relation_size('spans')::text AS s`)).rows[0]!;
         eventsBytes = Number(sizes.e);
         spansBytes = Number(sizes.s);
+        await waitForQuietMachine(60_000, 0.25, cores);
         log(`${backend}: COPY baseline, one COPY FROM '/dev/blob' per ${batchSize}-row batch`);
         copy.push({ label: `COPY FROM '/dev/blob', one per ${batchSize} rows`, result: await copyIntoPglite(db, chunks, all.length) });
       } finally {
@@ -187,7 +221,9 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       failures: Object.fromEntries(stats.failures),
       rowsInReadModel,
       serverCpuSeconds,
+      benchCpuSeconds,
       postgresCpuSeconds,
+      machineCpuSeconds,
       eventsBytes,
       spansBytes,
       copy,
@@ -213,6 +249,7 @@ const latenciesOf = (ackTimes: readonly number[], senders: number) => {
   return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted.at(-1) ?? 0 };
 };
 
+const cores = availableParallelism();
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const report = (r: IngestResult): string => {
@@ -220,7 +257,7 @@ const report = (r: IngestResult): string => {
     `== ${r.backend}: ${fmt(r.spans)} spans, ${r.batches} OTLP/protobuf requests of ${r.batchSize} (${(r.requestBytes / r.spans).toFixed(0)} B/span), ${r.concurrency} senders`,
     `  acknowledged: ${fmt(r.ackedPerSecond)} spans/s (${r.ackSeconds.toFixed(1)} s; request time p50 ${fmt(r.ackLatencyMs.p50)} ms, p95 ${fmt(r.ackLatencyMs.p95)} ms; ${r.busyAnswers} × 503)`,
     `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s); spans table rows: ${fmt(r.rowsInReadModel)}`,
-    `  CPU during the run: server process ${r.serverCpuSeconds.toFixed(1)} s${r.postgresCpuSeconds === null ? '' : `, postgres ${r.postgresCpuSeconds.toFixed(1)} s`} (wall ${r.visibleSeconds.toFixed(1)} s, 2 cores = ${(2 * r.visibleSeconds).toFixed(1)} CPU-s)`,
+    `  CPU until visible: machine ${r.machineCpuSeconds.toFixed(1)} of ${(cores * r.visibleSeconds).toFixed(1)} CPU-s (${cores} cores × ${r.visibleSeconds.toFixed(1)} s): server process ${r.serverCpuSeconds.toFixed(1)}, ${r.postgresCpuSeconds === null ? '' : `Postgres backends ${r.postgresCpuSeconds.toFixed(1)}, `}bench client ${r.benchCpuSeconds.toFixed(1)}, everything else ${(r.machineCpuSeconds - r.serverCpuSeconds - r.benchCpuSeconds - (r.postgresCpuSeconds ?? 0)).toFixed(1)}`,
     `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB`,
   ];
   for (const { label, result } of r.copy) {

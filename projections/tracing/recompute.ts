@@ -11,7 +11,7 @@ const idList = (ids: Iterable<number>) => sql.array([...new Set(ids)], 'int8');
 export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRowids: readonly number[]): Promise<number[]> => {
   if (traceRowids.length === 0) return [];
   const ids = idList(traceRowids);
-  const sessions = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint() }))`
+  const sessions = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint().nullable() }))`
     DELETE FROM traces t WHERE t.id = ANY(${ids}) AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.trace_rowid = t.id)
     RETURNING t.session_id`);
   const kept = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint().nullable() }))`

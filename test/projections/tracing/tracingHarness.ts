@@ -1,6 +1,7 @@
 import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
-import type { EventStore } from '../../../domain/eventstore/types.ts';
+import { comparePosition, type EventStore } from '../../../domain/eventstore/types.ts';
 import type { CommandContext } from '../../../domain/handleCommand.ts';
 import { createProjectionRunner } from '../../../projections/projectionRunner.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
@@ -17,7 +18,19 @@ export const tracingHarness = async (): Promise<Harness> => {
   return {
     db,
     store,
-    project: (batchSize = 100) => createProjectionRunner({ store, pool: db.pool, projections: [tracingProjection], batchSize }).catchUp(),
+    project: async (batchSize = 100) => {
+      // catchUp applies what readers may see now; on a shared Postgres another database's open
+      // transaction can hide our newest events for a moment, so wait until the last one is in.
+      const last = await db.pool.maybeOne(sql.type(z.object({ tx: z.string(), seq: z.bigint() }))`
+        SELECT transaction_id::text AS tx, global_position AS seq FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`);
+      const runner = createProjectionRunner({ store, pool: db.pool, projections: [tracingProjection], batchSize });
+      for (let i = 0; ; i++) {
+        await runner.catchUp();
+        if (last === null || comparePosition(runner.position(), { tx: BigInt(last.tx), seq: last.seq }) >= 0) return;
+        if (i > 500) throw new Error('the tracing projection did not catch up');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
   };
 };
 
@@ -30,4 +43,5 @@ export const dumpTracing = async (pool: DatabasePool) => {
   return out;
 };
 
-export const rows = async (pool: DatabasePool, query: ReturnType<typeof sql.unsafe>) => [...(await pool.any(query))];
+export const rows = async (pool: DatabasePool, query: ReturnType<typeof sql.unsafe>): Promise<Record<string, unknown>[]> =>
+  [...(await pool.any(query))] as Record<string, unknown>[];

@@ -1,0 +1,104 @@
+import type Koa from 'koa';
+import { z } from 'zod';
+import { restPermission } from '../../domain/access/restPermission.ts';
+import type { Position } from '../../domain/eventstore/types.ts';
+import { deleteTelemetry } from '../../domain/tracing/deleteTelemetry.ts';
+import { findSession, listSessions, tracesOfSessions, type SessionRow, type SessionTraceRow } from '../../projections/tracing/sessionQueries.ts';
+import type { AppDeps } from '../appDeps.ts';
+import { commandContextOf } from '../http/commandContextOf.ts';
+import { HttpError } from '../http/httpError.ts';
+import { parseBody, parseQuery } from '../http/parseBody.ts';
+import type { HttpMethod, RouteDef } from '../http/route.ts';
+import { settle } from '../http/settle.ts';
+import { isoFromMicros } from './pythonIsoTime.ts';
+import { enumParam, limitParam, single } from './queryParams.ts';
+import { resolveProject } from './resolveProject.ts';
+import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
+
+const route = (method: HttpMethod, path: string, handler: RouteDef['handler']): RouteDef => ({
+  method,
+  path,
+  permission: restPermission(method, path),
+  handler,
+});
+
+/** Phoenix's SessionData: the session's traces by start time, token sums of its LLM spans. */
+const sessionJson = (s: SessionRow, traces: readonly SessionTraceRow[]) => ({
+  id: globalIdOf('ProjectSession', s.id),
+  session_id: s.session_id,
+  project_id: globalIdOf('Project', s.project_rowid),
+  start_time: isoFromMicros(s.start_us),
+  end_time: isoFromMicros(s.end_us),
+  traces: traces.map((t) => ({ id: globalIdOf('Trace', t.id), trace_id: t.trace_id, start_time: isoFromMicros(t.start_us), end_time: isoFromMicros(t.end_us) })),
+  token_count_prompt: s.token_count_prompt,
+  token_count_completion: s.token_count_completion,
+  token_count_total: s.token_count_prompt + s.token_count_completion,
+});
+
+/** `{session_identifier}`: a ProjectSession GlobalID, else the `session.id` (global lookup). */
+const lookup = (deps: AppDeps, identifier: string) => {
+  const rowid = rowidOf('ProjectSession', identifier);
+  return findSession(deps.pool, rowid !== null ? { id: rowid } : { sessionId: identifier });
+};
+
+const sessionParam = async (deps: AppDeps, ctx: Koa.Context): Promise<SessionRow> => {
+  const raw = String(ctx.params.session_identifier);
+  const session = await lookup(deps, raw);
+  if (session === null) throw new HttpError(404, 'session_not_found', `Session not found: ${raw}`);
+  return session;
+};
+
+/** One deletion append per project (sessions of several projects may be deleted together). */
+const deleteSessions = async (deps: AppDeps, ctx: Koa.Context, sessions: readonly SessionRow[]): Promise<Position | null> => {
+  const byProject = new Map<string, SessionRow[]>();
+  for (const s of sessions) byProject.set(s.project_id, [...(byProject.get(s.project_id) ?? []), s]);
+  let last: Position | null = null;
+  for (const group of byProject.values()) {
+    last =
+      (await deleteTelemetry(
+        deps.store,
+        group[0]!.project_name,
+        { type: 'DeleteSessions', projectId: group[0]!.project_id, sessionIds: group.map((s) => s.session_id) },
+        commandContextOf(ctx),
+      )) ?? last;
+  }
+  return last;
+};
+
+const listQuery = z.object({ cursor: single, limit: limitParam(100), order: enumParam(['asc', 'desc'], 'asc') });
+const deleteBody = z.object({ session_identifiers: z.array(z.string()).min(1) });
+
+export const sessionRoutes = (deps: AppDeps): RouteDef[] => [
+  route('GET', '/v1/projects/:project_identifier/sessions', async (ctx) => {
+    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+    const q = parseQuery(ctx, listQuery);
+    const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
+    const traces = await tracesOfSessions(deps.pool, rows.slice(0, q.limit).map((s) => s.id));
+    const bySession = new Map<number, SessionTraceRow[]>();
+    for (const t of traces) bySession.set(t.session_rowid, [...(bySession.get(t.session_rowid) ?? []), t]);
+    ctx.body = page(rows, q.limit, 'ProjectSession', (s) => sessionJson(s, bySession.get(s.id) ?? []));
+  }),
+
+  route('GET', '/v1/sessions/:session_identifier', async (ctx) => {
+    const session = await sessionParam(deps, ctx);
+    ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
+  }),
+
+  route('DELETE', '/v1/sessions/:session_identifier', async (ctx) => {
+    const session = await sessionParam(deps, ctx);
+    await settle(deps.runner, await deleteSessions(deps, ctx, [session]));
+    ctx.status = 204;
+  }),
+
+  route('POST', '/v1/sessions/delete', async (ctx) => {
+    const { session_identifiers: identifiers } = parseBody(ctx, deleteBody);
+    const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
+    if (globalIds !== 0 && globalIds !== identifiers.length) {
+      throw new HttpError(422, 'mixed_session_identifiers', 'body.session_identifiers: use either all GlobalIDs or all session ids, not both');
+    }
+    // Unknown sessions are skipped, as in Phoenix.
+    const sessions = (await Promise.all(identifiers.map((s) => lookup(deps, s)))).filter((s): s is SessionRow => s !== null);
+    await settle(deps.runner, await deleteSessions(deps, ctx, sessions));
+    ctx.status = 204;
+  }),
+];

@@ -1,0 +1,32 @@
+import { sql } from 'slonik';
+import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
+import { createSpanGenerator, spanBatches } from './spanGenerator.ts';
+import { encodeExportRequest } from './otlpEncoder.ts';
+import { decodeOtlpProtobuf } from '../../ingest/otlpProtobuf.ts';
+import { routeSpans } from '../../ingest/routeSpans.ts';
+import { openDatabase } from '../database/openDatabase.ts';
+import { migrate } from '../../projections/migrate.ts';
+import { allMigrations } from '../database/allMigrations.ts';
+import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
+const batches = [...spanBatches(createSpanGenerator(), 512 * 10, 512)];
+const objs = batches.map((b) => routeSpans(decodeOtlpProtobuf(encodeExportRequest(b, 'p')), { projectHeader: null, defaultProjectName: 'd' }).batches[0]);
+const docs = objs.map((o) => JSON.stringify(o));
+const scratch = await createScratchDatabase(DEFAULT_PG_URL, 'loupe_bench_probe');
+const db = await openDatabase({ url: scratch.url });
+try {
+  await migrate(db.pool, allMigrations());
+  await db.pool.query(sql.unsafe`create table t (id serial, d jsonb)`);
+  let t0 = performance.now();
+  for (const d of docs) await db.pool.query(sql.unsafe`insert into t (d) values (${d}::jsonb)`);
+  console.log('slonik insert jsonb', ((performance.now() - t0) / docs.length).toFixed(0), 'ms');
+  const store = createPostgresEventStore(db.pool);
+  const meta = { actor: 'system', requestId: null, time: new Date().toISOString(), causation: null };
+  t0 = performance.now();
+  let i = 0;
+  for (const o of objs) await store.appendToStream(`s-${i++}`, [{ type: 'SpansIngested', data: o, metadata: meta }], 'no_stream');
+  console.log('store.appendToStream', ((performance.now() - t0) / docs.length).toFixed(0), 'ms');
+  t0 = performance.now();
+  const ev = await store.readAll({ tx: 0n, seq: 0n }, 100);
+  console.log('readAll 10 events', (performance.now() - t0).toFixed(0), 'ms', ev.length);
+} finally { await db.close(); await scratch.drop(); }
+process.exit(0);

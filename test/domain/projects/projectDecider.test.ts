@@ -1,0 +1,55 @@
+import { test } from 'uvu';
+import type { ProjectEvent } from '../../../domain/projects/events.ts';
+import { projectDecider } from '../../../domain/projects/projectDecider.ts';
+import { deciderSpec } from '../../support/deciderSpec.ts';
+
+const spec = deciderSpec(projectDecider);
+const created: ProjectEvent = {
+  type: 'ProjectCreated',
+  data: { projectId: 'p1', name: 'shop', description: null, gradientStartColor: '#5bdbff', gradientEndColor: '#1c76fc' },
+};
+const deleted: ProjectEvent = { type: 'ProjectDeleted', data: { projectId: 'p1', name: 'shop' } };
+
+test('given no project, when created, then ProjectCreated with Phoenix default colours', () => {
+  spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name: 'shop', description: null }).then([created]);
+});
+
+test('given a project, when created again, then project_exists; with ifAbsent, nothing', () => {
+  spec.given([created]).when({ type: 'CreateProject', projectId: 'p2', name: 'shop', description: null }).thenThrows('project_exists');
+  spec.given([created]).when({ type: 'CreateProject', projectId: 'p2', name: 'shop', description: null, ifAbsent: true }).then([]);
+});
+
+test('given a deleted project, when its name is created again, then a new project (new id)', () => {
+  spec
+    .given([created, deleted])
+    .when({ type: 'CreateProject', projectId: 'p2', name: 'shop', description: 'again', gradientStartColor: '#000000' })
+    .then([{ type: 'ProjectCreated', data: { projectId: 'p2', name: 'shop', description: 'again', gradientStartColor: '#000000', gradientEndColor: '#1c76fc' } }]);
+});
+
+test('a blank name or a malformed colour is refused', () => {
+  spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name: '  ', description: null }).thenThrows('invalid_project_name');
+  spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name: 'x', description: null, gradientEndColor: 'blue' }).thenThrows('invalid_color');
+  spec.given([created]).when({ type: 'UpdateProject', projectId: 'p1', gradientStartColor: '#12345' }).thenThrows('invalid_color');
+});
+
+test('given a project, when updated, then only what changed; nothing when nothing changes', () => {
+  spec
+    .given([created])
+    .when({ type: 'UpdateProject', projectId: 'p1', description: 'new', gradientStartColor: '#5bdbff', gradientEndColor: '#000000' })
+    .then([{ type: 'ProjectUpdated', data: { projectId: 'p1', description: 'new', gradientEndColor: '#000000' } }]);
+  spec.given([created]).when({ type: 'UpdateProject', projectId: 'p1', description: null }).then([]);
+  spec.given([created]).when({ type: 'UpdateProject', projectId: 'p1' }).then([]);
+});
+
+test('an update or deletion of a deleted or re-created project is not_found', () => {
+  spec.given([created, deleted]).when({ type: 'UpdateProject', projectId: 'p1', description: 'x' }).thenThrows('project_not_found');
+  spec.given([created]).when({ type: 'DeleteProject', projectId: 'other', defaultProjectName: 'default' }).thenThrows('project_not_found');
+  spec.given([]).when({ type: 'DeleteProject', projectId: 'p1', defaultProjectName: 'default' }).thenThrows('project_not_found');
+});
+
+test('given a project, when deleted, then ProjectDeleted; the default project cannot be deleted', () => {
+  spec.given([created]).when({ type: 'DeleteProject', projectId: 'p1', defaultProjectName: 'default' }).then([deleted]);
+  spec.given([created]).when({ type: 'DeleteProject', projectId: 'p1', defaultProjectName: 'shop' }).thenThrows('default_project');
+});
+
+test.run();
