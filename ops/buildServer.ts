@@ -68,6 +68,9 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       const bootstrapped = await bootstrapIdentity({ store, passwords: identity.services.passwords, auth: config.auth, logger });
       // The auth state must know the system user before the first request.
       if (bootstrapped !== null) await runner.waitFor(bootstrapped, 30_000);
+      // Sessions and keys revoked while this process was down must not be honoured after it starts:
+      // apply what the log holds before serving (bounded, so a large backlog only delays readiness).
+      await runner.waitFor(await store.headPosition(), 10_000).catch(() => logger.warn('auth state still catching up with the event log'));
     }
 
     let draining = false;

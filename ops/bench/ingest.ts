@@ -163,7 +163,8 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     server = null;
     if (stopped !== 'exit 0') log(`${backend}: server stopped with ${stopped}`);
 
-    const latencies = latenciesOf(stats.ackTimes, concurrency);
+    const sortedLatencies = [...stats.latencies].sort((a, b) => a - b);
+    const latencies = { p50: percentile(sortedLatencies, 0.5), p95: percentile(sortedLatencies, 0.95), max: sortedLatencies.at(-1) ?? 0 };
     const total = spanCount + warmup.flat().length;
     const all = batches.flat();
     bodies.length = 0;
@@ -240,13 +241,6 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       log(`kept ${scratch ? scratch.url : workingDir}`);
     }
   }
-};
-
-/** Rough per-request latency: with N senders always busy, the gap between a sender's acks. */
-const latenciesOf = (ackTimes: readonly number[], senders: number) => {
-  const gaps = ackTimes.slice(senders).map((t, i) => (t - ackTimes[i]!));
-  const sorted = [...gaps].sort((a, b) => a - b);
-  return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted.at(-1) ?? 0 };
 };
 
 const cores = availableParallelism();

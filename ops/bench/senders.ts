@@ -43,6 +43,8 @@ export type SendStats = {
   readonly acked: number[];
   /** ms since the run started, per acked batch. */
   readonly ackTimes: number[];
+  /** ms from sending to the 200 answer, per acked batch (the last attempt when retried). */
+  readonly latencies: number[];
   /** 503 answers (retried after Retry-After). */
   busy: number;
   /** Other failures, by description; a failed batch is not retried unless it was a 503. */
@@ -72,7 +74,7 @@ export type SendOptions = {
  * after its Retry-After. Returns when every batch was answered (or the senders stopped).
  */
 export const sendBatches = async (options: SendOptions): Promise<SendStats> => {
-  const stats: SendStats = { acked: [], ackTimes: [], busy: 0, failures: new Map(), lost: [] };
+  const stats: SendStats = { acked: [], ackTimes: [], latencies: [], busy: 0, failures: new Map(), lost: [] };
   const started = performance.now();
   let next = 0;
   const fail = (what: string) => stats.failures.set(what, (stats.failures.get(what) ?? 0) + 1);
@@ -81,10 +83,12 @@ export const sendBatches = async (options: SendOptions): Promise<SendStats> => {
       const index = next++;
       const body = options.body(index);
       for (;;) {
+        const sent = performance.now();
         const result = await postExport(options.url, body);
         if (result.kind === 'ok') {
           stats.acked.push(index);
           stats.ackTimes.push(performance.now() - started);
+          stats.latencies.push(performance.now() - sent);
           options.onAck?.(index);
           break;
         }

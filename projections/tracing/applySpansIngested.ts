@@ -10,7 +10,7 @@ import { spanRow, type SpanRow } from './spanRow.ts';
 type TraceCandidate = { id: number; trace_id: string; project_id: number; start_time: string; end_time: string };
 type SessionCandidate = { id: number; session_id: string; trace_id: string };
 
-const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::json`;
+const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::jsonb`;
 
 /**
  * Applies consecutive `SpansIngested` events with a fixed number of statements, however many
@@ -61,7 +61,7 @@ export const applySpansIngested = async (tx: DatabaseTransactionConnection, even
   await tx.query(sql.unsafe`
     INSERT INTO traces (id, trace_id, project_id, start_time, end_time)
     SELECT id, trace_id, project_id, start_time, end_time
-    FROM json_to_recordset(${json(traces)}) AS x(id bigint, trace_id text, project_id bigint, start_time timestamptz, end_time timestamptz)
+    FROM jsonb_to_recordset(${json(traces)}) AS x(id bigint, trace_id text, project_id bigint, start_time timestamptz, end_time timestamptz)
     ORDER BY id
     ON CONFLICT (trace_id) DO NOTHING`);
 
@@ -71,7 +71,7 @@ export const applySpansIngested = async (tx: DatabaseTransactionConnection, even
         status_message, start_time, end_time, attributes, events, llm_token_count_prompt, llm_token_count_completion)
       SELECT x.id, x.span_id, t.id, x.trace_id, t.project_id, x.parent_id, x.name, x.span_kind, x.otel_kind, x.status_code,
         x.status_message, x.start_time, x.end_time, x.attributes, x.events, x.llm_token_count_prompt, x.llm_token_count_completion
-      FROM json_to_recordset(${json(spans)}) AS x(id bigint, span_id text, trace_id text, parent_id text, name text, span_kind text,
+      FROM jsonb_to_recordset(${json(spans)}) AS x(id bigint, span_id text, trace_id text, parent_id text, name text, span_kind text,
         otel_kind text, status_code text, status_message text, start_time timestamptz, end_time timestamptz, attributes jsonb,
         events jsonb, llm_token_count_prompt bigint, llm_token_count_completion bigint)
       JOIN traces t ON t.trace_id = x.trace_id
@@ -87,7 +87,7 @@ export const applySpansIngested = async (tx: DatabaseTransactionConnection, even
     // has none): later spans cannot move a trace, nor create a session no trace belongs to.
     const firsts = sql.fragment`(
       SELECT DISTINCT ON (trace_id) id, session_id, trace_id
-      FROM json_to_recordset(${json(sessions)}) AS x(id bigint, session_id text, trace_id text)
+      FROM jsonb_to_recordset(${json(sessions)}) AS x(id bigint, session_id text, trace_id text)
       ORDER BY trace_id, id
     )`;
     // A new session belongs to the project of the trace that brought it.

@@ -28,33 +28,31 @@ export type TraceFilter = {
   readonly sessionIds?: readonly number[];
 };
 
-const sortKey = (sort: TraceFilter['sort'], alias: string) =>
-  sort === 'latency_ms'
-    ? sql.fragment`(${sql.identifier([alias, 'end_time'])} - ${sql.identifier([alias, 'start_time'])})`
-    : sql.identifier([alias, 'start_time']);
+const sortKey = (sort: TraceFilter['sort']) =>
+  sort === 'latency_ms' ? sql.fragment`(t.end_time - t.start_time)` : sql.fragment`t.start_time`;
+
+/** Where the page starts: the cursor trace's sort key (as text, exact), or null when it is gone. */
+const cursorKey = (db: CommonQueryMethods, f: TraceFilter, cursor: number): Promise<string | null> =>
+  db.maybeOneFirst(sql.type(z.object({ key: z.string() }))`
+    SELECT ${f.sort === 'latency_ms' ? sql.fragment`(t.end_time - t.start_time)::text` : sql.fragment`t.start_time::text`} AS key
+    FROM traces t WHERE t.id = ${cursor}`);
 
 /**
  * One page of a project's traces, sorted with ties broken by row id in the same direction. The
  * cursor is the first trace of the page; unlike Phoenix (which compares row ids whatever the
- * sort) the page starts at that trace's sort key, so no page skips or repeats a trace. A cursor
- * whose trace is gone falls back to Phoenix's row-id comparison.
+ * sort) the page starts at that trace's sort key, so no page skips or repeats a trace, and the
+ * (project, key, id) index serves the page. A cursor whose trace is gone falls back to Phoenix's
+ * row-id comparison.
  */
-export const listTraces = (db: CommonQueryMethods, f: TraceFilter): Promise<readonly TraceRow[]> => {
+export const listTraces = async (db: CommonQueryMethods, f: TraceFilter): Promise<readonly TraceRow[]> => {
   const desc = f.order === 'desc';
   const cmp = desc ? sql.fragment`<=` : sql.fragment`>=`;
-  const key = sortKey(f.sort, 't');
-  const cursorKey = sortKey(f.sort, 'c');
+  const key = sortKey(f.sort);
+  const keyType = f.sort === 'latency_ms' ? sql.fragment`interval` : sql.fragment`timestamptz`;
+  const start = f.cursor === null ? null : await cursorKey(db, f, f.cursor);
   const where = [
     sql.fragment`t.project_id = ${f.projectId}`,
-    ...(f.cursor !== null
-      ? [
-          sql.fragment`(
-            CASE WHEN EXISTS (SELECT 1 FROM traces c WHERE c.id = ${f.cursor})
-              THEN (${key}, t.id) ${cmp} (SELECT ${cursorKey}, c.id FROM traces c WHERE c.id = ${f.cursor})
-              ELSE t.id ${cmp} ${f.cursor}
-            END)`,
-        ]
-      : []),
+    ...(f.cursor === null ? [] : start === null ? [sql.fragment`t.id ${cmp} ${f.cursor}`] : [sql.fragment`(${key}, t.id) ${cmp} (${start}::${keyType}, ${f.cursor})`]),
     ...(f.startTime !== undefined ? [sql.fragment`t.start_time >= ${f.startTime}::timestamptz`] : []),
     ...(f.endTime !== undefined ? [sql.fragment`t.start_time < ${f.endTime}::timestamptz`] : []),
     ...(f.sessionIds !== undefined ? [sql.fragment`t.session_id = ANY(${sql.array([...f.sessionIds], 'int8')})`] : []),

@@ -90,6 +90,14 @@ export const tracingMigrations: readonly Migration[] = [
       CREATE INDEX spans_project_start ON spans (project_id, start_time);
       CREATE INDEX spans_roots ON spans (trace_rowid) WHERE parent_id IS NULL;
       CREATE INDEX spans_attributes ON spans USING gin (attributes jsonb_path_ops);
+
+      -- Span attributes carry kilobytes of prompt and completion text: lz4 compresses them several
+      -- times faster than the default pglz. Builds without lz4 (PGlite) keep the default.
+      DO $$ BEGIN
+        ALTER TABLE spans ALTER COLUMN attributes SET COMPRESSION lz4;
+        ALTER TABLE spans ALTER COLUMN events SET COMPRESSION lz4;
+      EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL;
+      END $$;
     `,
   },
 ];

@@ -16,6 +16,9 @@ import { createLogger } from '../../ops/logger.ts';
 import { freshMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { testAuthSettings, testIdentityServices } from '../support/testIdentity.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = async (r: Response): Promise<any> => r.json();
+
 type Ctx = { db: TestDatabase; deps: AppDeps; logs: string[]; draining: boolean };
 const test = suite<Ctx>('http skeleton', {} as Ctx);
 
@@ -70,17 +73,17 @@ test('health, readiness and version answer, and every response carries the versi
     assert.ok(health.headers.get('x-request-id'));
     const ready = await fetch(`${base}/readyz`);
     assert.is(ready.status, 200);
-    assert.is((await ready.json()).status, 'ok');
+    assert.is((await json(ready)).status, 'ok');
     const version = await fetch(`${base}/arize_phoenix_version`);
     assert.is(await version.text(), '15.5.0');
     const missing = await fetch(`${base}/v1/nothing-here`);
     assert.is(missing.status, 404);
     assert.is(missing.headers.get('x-phoenix-server-version'), '15.5.0');
-    assert.equal(Object.keys(await missing.json()).sort(), ['code', 'detail']);
+    assert.equal(Object.keys(await json(missing)).sort(), ['code', 'detail']);
     ctx.draining = true;
     const draining = await fetch(`${base}/readyz`);
     assert.is(draining.status, 503);
-    assert.ok((await draining.json()).problems.includes('shutting down'));
+    assert.ok((await json(draining)).problems.includes('shutting down'));
   } finally {
     await closeServer(server);
   }
@@ -91,10 +94,10 @@ test('errors have one shape; unexpected errors are logged with the request id an
   try {
     const conflict = await fetch(`${base}/v1/conflict`);
     assert.is(conflict.status, 409);
-    assert.equal(await conflict.json(), { detail: 'Name already exists', code: 'name_taken' });
+    assert.equal(await json(conflict), { detail: 'Name already exists', code: 'name_taken' });
     const crash = await fetch(`${base}/v1/crash`);
     assert.is(crash.status, 500);
-    const body = await crash.json();
+    const body = await json(crash);
     assert.is(body.code, 'internal_error');
     assert.not.match(JSON.stringify(body), /secret internals/);
     const id = crash.headers.get('x-request-id')!;
@@ -111,12 +114,12 @@ test('bad bodies: malformed JSON 400, too large 413, wrong shape 422 naming the 
     assert.equal(await (await post('{"data": {"name": "x"}}')).json(), { data: { name: 'x' } });
     const malformed = await post('{"data": ');
     assert.is(malformed.status, 400);
-    assert.is((await malformed.json()).code, 'malformed_body');
+    assert.is((await json(malformed)).code, 'malformed_body');
     const large = await post(JSON.stringify({ data: { name: 'x'.repeat(5000) } }));
     assert.is(large.status, 413);
     const wrong = await post('{"data": {"name": 5}}');
     assert.is(wrong.status, 422);
-    assert.match((await wrong.json()).detail, /body\.data\.name/);
+    assert.match((await json(wrong)).detail, /body\.data\.name/);
   } finally {
     await closeServer(server);
   }
@@ -139,7 +142,7 @@ test('graceful shutdown: a request in flight when the server closes is still ans
   const closed = closeServer(server);
   const response = await inFlight;
   assert.is(response.status, 200);
-  assert.equal(await response.json(), { done: true });
+  assert.equal(await json(response), { done: true });
   await closed;
   try {
     await fetch(`${base}/healthz`);

@@ -26,15 +26,23 @@ export const call = async (server: TestServer, method: string, path: string, bod
 /** Stores spans as an export request would, and waits until the read models show them. */
 export const seed = async (server: TestServer, projectName: string, spans: readonly SpanRecord[]): Promise<void> => {
   const position = await ingestSpans(server.store, [batch(projectName, spans)], { actor: 'test', requestId: null });
-  if (position) await server.runner.waitFor(position, 10_000);
+  // Generous: on a shared Postgres, any long transaction elsewhere delays visibility of new events.
+  if (position) await server.runner.waitFor(position, 60_000);
 };
 
-/** Polls until `check` passes (data sent over OTLP becomes visible once projected). */
-export const eventually = async <T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> => {
+/**
+ * Polls until `check` passes (data sent over OTLP becomes visible once projected, so a client
+ * may first see a 404 for a project that is still being created); the last error is rethrown.
+ */
+export const eventually = async <T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 60_000): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await read();
-    if (check(value) || Date.now() > deadline) return value;
+    try {
+      const value = await read();
+      if (check(value) || Date.now() > deadline) return value;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 };

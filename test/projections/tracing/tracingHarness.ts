@@ -20,14 +20,14 @@ export const tracingHarness = async (): Promise<Harness> => {
     store,
     project: async (batchSize = 100) => {
       // catchUp applies what readers may see now; on a shared Postgres another database's open
-      // transaction can hide our newest events for a moment, so wait until the last one is in.
+      // transaction (a benchmark's COPY, say) can hide our newest events for a while, so wait until the last one is in.
       const last = await db.pool.maybeOne(sql.type(z.object({ tx: z.string(), seq: z.bigint() }))`
         SELECT transaction_id::text AS tx, global_position AS seq FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`);
       const runner = createProjectionRunner({ store, pool: db.pool, projections: [tracingProjection], batchSize });
       for (let i = 0; ; i++) {
         await runner.catchUp();
         if (last === null || comparePosition(runner.position(), { tx: BigInt(last.tx), seq: last.seq }) >= 0) return;
-        if (i > 500) throw new Error('the tracing projection did not catch up');
+        if (i > 3000) throw new Error('the tracing projection did not catch up');
         await new Promise((r) => setTimeout(r, 10));
       }
     },
