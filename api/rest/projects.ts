@@ -1,6 +1,5 @@
 import type Koa from 'koa';
 import { z } from 'zod';
-import { restPermission } from '../../domain/access/restPermission.ts';
 import { createProject, deleteProject, updateProject } from '../../domain/projects/projectCommands.ts';
 import type { ProjectCreated } from '../../domain/projects/events.ts';
 import { findProjectByProjectId, listProjects } from '../../projections/tracing/projectQueries.ts';
@@ -8,19 +7,14 @@ import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import { parseBody, parseQuery } from '../http/parseBody.ts';
-import type { HttpMethod, RouteDef } from '../http/route.ts';
+import type { RouteDef } from '../http/route.ts';
 import { settle } from '../http/settle.ts';
 import { projectJson } from './projectJson.ts';
 import { boolParam, limitParam, single } from './queryParams.ts';
+import { withoutNul } from './rejectNulChars.ts';
 import { resolveProject } from './resolveProject.ts';
+import { tracingRoute } from './tracingRoute.ts';
 import { cursorOf, page } from './tracingIds.ts';
-
-const route = (method: HttpMethod, path: string, handler: RouteDef['handler']): RouteDef => ({
-  method,
-  path,
-  permission: restPermission(method, path),
-  handler,
-});
 
 const identifier = (ctx: Koa.Context): string => String(ctx.params.project_identifier);
 
@@ -40,28 +34,29 @@ const listQuery = z.object({
   name_contains: single,
 });
 
+const text = z.string().refine(withoutNul, 'must not contain NUL characters');
 const color = z.string().optional();
 const createBody = z.object({
-  name: z.string().min(1),
-  description: z.string().nullable().optional(),
+  name: text.pipe(z.string().min(1)),
+  description: text.nullable().optional(),
   gradient_start_color: color,
   gradient_end_color: color,
 });
 /** Phoenix updates only the description (null = leave it); Loupe also takes the gradient colours. */
 const updateBody = z.object({
-  description: z.string().nullable().optional(),
+  description: text.nullable().optional(),
   gradient_start_color: color,
   gradient_end_color: color,
 });
 
 export const projectRoutes = (deps: AppDeps): RouteDef[] => [
-  route('GET', '/v1/projects', async (ctx) => {
+  tracingRoute('GET', '/v1/projects', async (ctx) => {
     const q = parseQuery(ctx, listQuery);
     const rows = await listProjects(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, nameContains: q.name_contains ?? null });
     ctx.body = page(rows, q.limit, 'Project', projectJson);
   }),
 
-  route('POST', '/v1/projects', async (ctx) => {
+  tracingRoute('POST', '/v1/projects', async (ctx) => {
     const body = parseBody(ctx, createBody);
     const result = await createProject(
       deps.store,
@@ -72,11 +67,11 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => [
     ctx.body = { data: projectJson(await projectAfter(deps, (result.events[0] as ProjectCreated).data.projectId)) };
   }),
 
-  route('GET', '/v1/projects/:project_identifier', async (ctx) => {
+  tracingRoute('GET', '/v1/projects/:project_identifier', async (ctx) => {
     ctx.body = { data: projectJson(await resolveProject(deps.pool, identifier(ctx))) };
   }),
 
-  route('PUT', '/v1/projects/:project_identifier', async (ctx) => {
+  tracingRoute('PUT', '/v1/projects/:project_identifier', async (ctx) => {
     const project = await resolveProject(deps.pool, identifier(ctx));
     const body = parseBody(ctx, updateBody);
     const result = await updateProject(
@@ -94,7 +89,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => [
     ctx.body = { data: projectJson(await projectAfter(deps, project.project_id)) };
   }),
 
-  route('DELETE', '/v1/projects/:project_identifier', async (ctx) => {
+  tracingRoute('DELETE', '/v1/projects/:project_identifier', async (ctx) => {
     const project = await resolveProject(deps.pool, identifier(ctx));
     const result = await deleteProject(
       deps.store,

@@ -38,7 +38,14 @@ export const limitParam = (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
     return n;
   });
 
-const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** Every field in range (JS dates roll 02-30 over to March; Postgres refuses it, which would be a 500). */
+const inRange = (m: RegExpExecArray): boolean => {
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= days && hour < 24 && minute < 60 && second < 60;
+};
 
 /**
  * An ISO-8601 time for Postgres; one without a zone is UTC (rest-facts §0.6), so the zone is
@@ -47,11 +54,11 @@ const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(Z|[
 export const isoTimeParam = single.transform((v, ctx) => {
   if (v === undefined || v === '') return undefined;
   const m = ISO.exec(v.trim());
-  if (!m || Number.isNaN(Date.parse(v.trim().replace(' ', 'T')))) {
+  if (!m || !inRange(m)) {
     ctx.addIssue({ code: 'custom', message: `"${v}" is not an ISO-8601 date-time` });
     return z.NEVER;
   }
-  return m[1] ? v.trim() : `${v.trim()}${v.includes('T') || v.includes(' ') ? '' : 'T00:00:00'}Z`;
+  return m[7] ? v.trim() : `${v.trim()}${m[4] === undefined ? 'T00:00:00' : ''}Z`;
 });
 
 export const enumParam = <const T extends readonly [string, ...string[]]>(values: T, fallback: T[number]) =>

@@ -1,6 +1,5 @@
 import type Koa from 'koa';
 import { z } from 'zod';
-import { restPermission } from '../../domain/access/restPermission.ts';
 import type { Position } from '../../domain/eventstore/types.ts';
 import { deleteTelemetry } from '../../domain/tracing/deleteTelemetry.ts';
 import { findSession, listSessions, tracesOfSessions, type SessionRow, type SessionTraceRow } from '../../projections/tracing/sessionQueries.ts';
@@ -8,19 +7,14 @@ import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import { parseBody, parseQuery } from '../http/parseBody.ts';
-import type { HttpMethod, RouteDef } from '../http/route.ts';
+import type { RouteDef } from '../http/route.ts';
 import { settle } from '../http/settle.ts';
 import { isoFromMicros } from './pythonIsoTime.ts';
 import { enumParam, limitParam, single } from './queryParams.ts';
+import { withoutNul } from './rejectNulChars.ts';
 import { resolveProject } from './resolveProject.ts';
+import { tracingRoute } from './tracingRoute.ts';
 import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
-
-const route = (method: HttpMethod, path: string, handler: RouteDef['handler']): RouteDef => ({
-  method,
-  path,
-  permission: restPermission(method, path),
-  handler,
-});
 
 /** Phoenix's SessionData: the session's traces by start time, token sums of its LLM spans. */
 const sessionJson = (s: SessionRow, traces: readonly SessionTraceRow[]) => ({
@@ -66,10 +60,10 @@ const deleteSessions = async (deps: AppDeps, ctx: Koa.Context, sessions: readonl
 };
 
 const listQuery = z.object({ cursor: single, limit: limitParam(100), order: enumParam(['asc', 'desc'], 'asc') });
-const deleteBody = z.object({ session_identifiers: z.array(z.string()).min(1) });
+const deleteBody = z.object({ session_identifiers: z.array(z.string().refine(withoutNul, 'must not contain NUL characters')).min(1) });
 
 export const sessionRoutes = (deps: AppDeps): RouteDef[] => [
-  route('GET', '/v1/projects/:project_identifier/sessions', async (ctx) => {
+  tracingRoute('GET', '/v1/projects/:project_identifier/sessions', async (ctx) => {
     const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
     const q = parseQuery(ctx, listQuery);
     const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
@@ -79,18 +73,18 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => [
     ctx.body = page(rows, q.limit, 'ProjectSession', (s) => sessionJson(s, bySession.get(s.id) ?? []));
   }),
 
-  route('GET', '/v1/sessions/:session_identifier', async (ctx) => {
+  tracingRoute('GET', '/v1/sessions/:session_identifier', async (ctx) => {
     const session = await sessionParam(deps, ctx);
     ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
   }),
 
-  route('DELETE', '/v1/sessions/:session_identifier', async (ctx) => {
+  tracingRoute('DELETE', '/v1/sessions/:session_identifier', async (ctx) => {
     const session = await sessionParam(deps, ctx);
     await settle(deps.runner, await deleteSessions(deps, ctx, [session]));
     ctx.status = 204;
   }),
 
-  route('POST', '/v1/sessions/delete', async (ctx) => {
+  tracingRoute('POST', '/v1/sessions/delete', async (ctx) => {
     const { session_identifiers: identifiers } = parseBody(ctx, deleteBody);
     const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
     if (globalIds !== 0 && globalIds !== identifiers.length) {

@@ -1,6 +1,5 @@
 import type Koa from 'koa';
 import { z } from 'zod';
-import { restPermission } from '../../domain/access/restPermission.ts';
 import { buildSpanRecord } from '../../domain/tracing/buildSpanRecord.ts';
 import { deleteTelemetry } from '../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../domain/tracing/ingestSpans.ts';
@@ -12,20 +11,14 @@ import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import { describeIssues, parseQuery } from '../http/parseBody.ts';
-import type { HttpMethod, RouteDef } from '../http/route.ts';
+import type { RouteDef } from '../http/route.ts';
 import { settle } from '../http/settle.ts';
 import { spanFilterQuery, type SpanFilterQuery } from './spanFilterQuery.ts';
 import { phoenixSpanInput, spanInputFromJson } from './spanInputFromJson.ts';
 import { jsonWithBigInts, otlpSpanJson, spanJson } from './spanJson.ts';
 import { resolveProject } from './resolveProject.ts';
+import { tracingRoute } from './tracingRoute.ts';
 import { rowidOf, cursorOf, page } from './tracingIds.ts';
-
-const route = (method: HttpMethod, path: string, handler: RouteDef['handler']): RouteDef => ({
-  method,
-  path,
-  permission: restPermission(method, path),
-  handler,
-});
 
 const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKinds: boolean) =>
   listSpans(deps.pool, {
@@ -108,22 +101,22 @@ const createSpans = (deps: AppDeps) => async (ctx: Koa.Context) => {
 };
 
 export const spanRoutes = (deps: AppDeps): RouteDef[] => [
-  route('GET', '/v1/projects/:project_identifier/spans', async (ctx) => {
+  tracingRoute('GET', '/v1/projects/:project_identifier/spans', async (ctx) => {
     const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
     const q = parseQuery(ctx, spanFilterQuery);
     ctx.body = page(await spansOf(deps, project, q, true), q.limit, 'Span', spanJson);
   }),
 
-  route('GET', '/v1/projects/:project_identifier/spans/otlpv1', async (ctx) => {
+  tracingRoute('GET', '/v1/projects/:project_identifier/spans/otlpv1', async (ctx) => {
     const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
     const q = parseQuery(ctx, spanFilterQuery);
     ctx.type = 'application/json';
     ctx.body = jsonWithBigInts(page(await spansOf(deps, project, q, false), q.limit, 'Span', otlpSpanJson));
   }),
 
-  route('POST', '/v1/projects/:project_identifier/spans', createSpans(deps)),
+  tracingRoute('POST', '/v1/projects/:project_identifier/spans', createSpans(deps)),
 
-  route('DELETE', '/v1/spans/:span_identifier', async (ctx) => {
+  tracingRoute('DELETE', '/v1/spans/:span_identifier', async (ctx) => {
     const raw = String(ctx.params.span_identifier);
     const rowid = rowidOf('Span', raw);
     const span = await findSpan(deps.pool, rowid !== null ? { id: rowid } : { spanId: raw.toLowerCase() });

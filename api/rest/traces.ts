@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { restPermission } from '../../domain/access/restPermission.ts';
 import { deleteTelemetry } from '../../domain/tracing/deleteTelemetry.ts';
 import { sessionIdsInProject } from '../../projections/tracing/sessionQueries.ts';
 import { findTrace, listTraces, spansOfTraces, type TraceRow, type TraceSpanRow } from '../../projections/tracing/traceQueries.ts';
@@ -7,19 +6,13 @@ import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import { parseQuery } from '../http/parseBody.ts';
-import type { HttpMethod, RouteDef } from '../http/route.ts';
+import type { RouteDef } from '../http/route.ts';
 import { settle } from '../http/settle.ts';
 import { isoFromMicros } from './pythonIsoTime.ts';
 import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from './queryParams.ts';
 import { resolveProject } from './resolveProject.ts';
+import { tracingRoute } from './tracingRoute.ts';
 import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
-
-const route = (method: HttpMethod, path: string, handler: RouteDef['handler']): RouteDef => ({
-  method,
-  path,
-  permission: restPermission(method, path),
-  handler,
-});
 
 const listQuery = z.object({
   start_time: isoTimeParam,
@@ -57,7 +50,7 @@ const traceJson = (t: TraceRow, spans: readonly TraceSpanRow[] | null) => ({
 });
 
 export const traceRoutes = (deps: AppDeps): RouteDef[] => [
-  route('GET', '/v1/projects/:project_identifier/traces', async (ctx) => {
+  tracingRoute('GET', '/v1/projects/:project_identifier/traces', async (ctx) => {
     const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
     const q = parseQuery(ctx, listQuery);
     let sessionIds: readonly number[] | undefined;
@@ -85,7 +78,7 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => [
     ctx.body = page(rows, q.limit, 'Trace', (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
   }),
 
-  route('DELETE', '/v1/traces/:trace_identifier', async (ctx) => {
+  tracingRoute('DELETE', '/v1/traces/:trace_identifier', async (ctx) => {
     const raw = String(ctx.params.trace_identifier);
     const rowid = rowidOf('Trace', raw);
     const trace = await findTrace(deps.pool, rowid !== null ? { id: rowid } : { traceId: raw.toLowerCase() });

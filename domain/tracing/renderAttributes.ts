@@ -21,8 +21,9 @@ const INTEGER = /^\s*-?\d+\s*$/;
 type Out = Record<string, JsonValue>;
 
 const put = (out: Out, key: string, value: JsonValue): void => {
-  // defineProperty: a key "__proto__" must stay a key.
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  // A plain assignment to "__proto__" would set the prototype instead of adding the key.
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,6 +9,7 @@
  *   --backend postgres|pglite        (default postgres)
  *   --spans N                        (default 1000000)
  *   --iterations N                   timed requests per query (default 100)
+ *   --case-budget SECONDS            stop timing a query after this long, with fewer requests (default 60)
  *   --concurrency N                  load senders (default 4)
  *   --pg-url URL                     server for the scratch database
  *                                    (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     backend: { type: 'string', default: 'postgres' },
     spans: { type: 'string', default: '1000000' },
     iterations: { type: 'string', default: '100' },
+    'case-budget': { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '4' },
     'pg-url': { type: 'string', default: DEFAULT_PG_URL },
     database: { type: 'string' },
@@ -99,22 +101,27 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
 
 type Case = { readonly name: string; readonly group: 'traces' | 'spans' | 'sessions'; readonly path: () => string };
 
-type Timing = { name: string; group: string; p50: number; p95: number; max: number; mean: number; rows: number; bytes: number };
+type Timing = { name: string; group: string; requests: number; p50: number; p95: number; max: number; mean: number; rows: number; bytes: number };
 
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] ?? 0;
 
-const timeCase = async (base: string, c: Case, iterations: number): Promise<Timing> => {
+const WARMUP = 5;
+
+const timeCase = async (base: string, c: Case, iterations: number, budgetMs: number): Promise<Timing> => {
   const times: number[] = [];
   let rows = 0;
   let bytes = 0;
-  for (let i = 0; i < iterations + 5; i++) {
+  const deadline = performance.now() + budgetMs;
+  for (let i = 0; i < iterations + WARMUP; i++) {
+    // A slow query gets fewer requests (at least 10 timed) rather than stalling the run.
+    if (i >= WARMUP + 10 && performance.now() > deadline) break;
     const url = `${base}${c.path()}`;
     const t0 = performance.now();
     const response = await fetch(url);
     const text = await response.text();
     const ms = performance.now() - t0;
     if (response.status !== 200) throw new Error(`${c.name}: GET ${url} → ${response.status} ${text.slice(0, 300)}`);
-    if (i < 5) continue; // warm-up
+    if (i < WARMUP) continue;
     times.push(ms);
     rows += (JSON.parse(text) as Page).data.length;
     bytes += text.length;
@@ -123,12 +130,13 @@ const timeCase = async (base: string, c: Case, iterations: number): Promise<Timi
   return {
     name: c.name,
     group: c.group,
+    requests: times.length,
     p50: percentile(sorted, 0.5),
     p95: percentile(sorted, 0.95),
     max: sorted.at(-1)!,
     mean: times.reduce((a, b) => a + b, 0) / times.length,
-    rows: rows / iterations,
-    bytes: bytes / iterations,
+    rows: rows / times.length,
+    bytes: bytes / times.length,
   };
 };
 
@@ -227,17 +235,17 @@ const main = async () => {
     const list = await cases(server);
     const timings: Timing[] = [];
     for (const c of list) {
-      const t = await timeCase(server.url, c, iterations);
+      const t = await timeCase(server.url, c, iterations, Number(args['case-budget']) * 1000);
       timings.push(t);
       log(`${c.name}: p50 ${t.p50.toFixed(1)} ms, p95 ${t.p95.toFixed(1)} ms`);
     }
-    console.log(`== queries on ${backend}, ${fmt(spans)} spans in one project; ${iterations} sequential requests each (after 5 warm-up), client-side wall time`);
+    console.log(`== queries on ${backend}, ${fmt(spans)} spans in one project; up to ${iterations} sequential requests each (after ${WARMUP} warm-up; fewer when one takes over ${args['case-budget']} s), client-side wall time`);
     if (loadResult) {
       console.log(`  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`);
     }
     const width = Math.max(...timings.map((t) => t.name.length));
     for (const t of timings) {
-      console.log(`  ${t.name.padEnd(width)}  p50 ${t.p50.toFixed(1).padStart(7)} ms  p95 ${t.p95.toFixed(1).padStart(7)} ms  max ${t.max.toFixed(0).padStart(5)} ms  rows ${t.rows.toFixed(0).padStart(4)}  ${(t.bytes / 1024).toFixed(0)} KiB`);
+      console.log(`  ${t.name.padEnd(width)}  p50 ${t.p50.toFixed(1).padStart(7)} ms  p95 ${t.p95.toFixed(1).padStart(7)} ms  max ${t.max.toFixed(0).padStart(5)} ms  rows ${t.rows.toFixed(0).padStart(4)}  ${(t.bytes / 1024).toFixed(0).padStart(4)} KiB  n=${t.requests}`);
     }
     if (dbUrl) console.log(`(${await postgresVersion(dbUrl)})`);
     if (args.json) await writeFile(args.json, JSON.stringify({ backend, spans, iterations, load: loadResult, timings }, null, 2));

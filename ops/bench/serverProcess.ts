@@ -29,6 +29,23 @@ export type StartServerOptions = {
 
 const MAX_OUTPUT = 200_000;
 
+/** Servers still running: killed if this process exits or is interrupted, so none is left behind. */
+const live = new Set<ChildProcess>();
+let handlersInstalled = false;
+const installExitHandlers = () => {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const child of live) child.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
+};
+
 /** `loupe serve` as a child process, the way an operator runs it; resolves once it prints its URL. */
 export const startServerProcess = async (options: StartServerOptions): Promise<ServerProcess> => {
   const env: NodeJS.ProcessEnv = {
@@ -45,6 +62,9 @@ export const startServerProcess = async (options: StartServerOptions): Promise<S
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  installExitHandlers();
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let output = '';
   const append = (chunk: Buffer) => {
     output += chunk.toString();
