@@ -17,6 +17,7 @@ import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projectionRunner.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
+import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
 import { createIdentity } from './createIdentity.ts';
 import { createConfiguredEventStore } from './createConfiguredEventStore.ts';
@@ -72,6 +73,10 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       // apply what the log holds before serving (bounded, so a large backlog only delays readiness).
       await runner.waitFor(await store.headPosition(), 10_000).catch(() => logger.warn('auth state still catching up with the event log'));
     }
+
+    // A fresh server lists its default project, as Phoenix does, before any span arrives.
+    const defaultProject = await ensureProject(store, config.projects.defaultName, { actor: 'system', requestId: null });
+    if (defaultProject.created) await runner.waitFor(defaultProject.created, 30_000);
 
     let draining = false;
     const authenticator = identity.authenticator(store, runner);

@@ -76,7 +76,8 @@ export const applyBatch = async (
 export const createProjectionRunner = (options: ProjectionRunnerOptions): ProjectionRunner => {
   const { store, pool, projections } = options;
   const liveModels = options.liveModels ?? [];
-  const batchSize = options.batchSize ?? 100;
+  // One SpansIngested event of 512 LLM spans is ~2.5 MB of JSON: keep a batch's memory bounded.
+  const batchSize = options.batchSize ?? 20;
   const idleMs = options.idleMs ?? 100;
   let position: Position = START;
   let running = false;

@@ -25,7 +25,7 @@ export const rebuildProjection = async (
   } = {},
 ): Promise<{ applied: number }> => {
   const onProgress = options.onProgress ?? (() => undefined);
-  const batchSize = options.batchSize ?? 500;
+  const batchSize = options.batchSize ?? 50;
   const schema = `rebuild_${projection.name.replace(/[^a-z0-9_]/gi, '_')}_${randomBytes(4).toString('hex')}`.toLowerCase();
   const scratch = { ...projection, name: `${projection.name}@${schema}` };
   const inScratch = async <T>(tx: DatabaseTransactionConnection, work: () => Promise<T>): Promise<T> => {

@@ -9,6 +9,7 @@
  *   --backend postgres|pglite        (default postgres)
  *   --spans N                        (default 1000000)
  *   --iterations N                   timed requests per query (default 100)
+ *   --analyze yes|no                 VACUUM ANALYZE the read model before timing (default yes; see below)
  *   --case-budget SECONDS            stop timing a query after this long, with fewer requests (default 60)
  *   --concurrency N                  load senders (default 4)
  *   --pg-url URL                     server for the scratch database
@@ -17,11 +18,19 @@
  *   --working-dir DIR                reuse this already loaded working dir (PGlite; not removed)
  *   --keep                           keep the scratch database / working dir (to rerun with the above)
  *   --json FILE                      also write the results as JSON
+ *
+ * Statistics: this machine's Postgres runs with autovacuum = off, and PGlite (single-user mode)
+ * never autovacuums, so a freshly loaded read model has no planner statistics and every filter
+ * plan is a guess. `--analyze yes` runs VACUUM ANALYZE first, as autovacuum would have on a
+ * default Postgres install (on PGlite the server is stopped for it and started again).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { waitForQuietMachine } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
 import { getJson, waitUntilListed } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion, type ScratchDatabase } from './scratchDatabase.ts';
@@ -35,6 +44,7 @@ const { values: args } = parseArgs({
     spans: { type: 'string', default: '1000000' },
     iterations: { type: 'string', default: '100' },
     'case-budget': { type: 'string', default: '60' },
+    analyze: { type: 'string', default: 'yes' },
     concurrency: { type: 'string', default: '4' },
     'pg-url': { type: 'string', default: DEFAULT_PG_URL },
     database: { type: 'string' },
@@ -232,14 +242,33 @@ const main = async () => {
       log(`loading ${fmt(spans)} spans through OTLP/HTTP from ${args.concurrency} senders`);
       loadResult = await load(server, spans, Number(args.concurrency));
     }
+    if (args.analyze === 'yes') {
+      const started = performance.now();
+      if (dbUrl) {
+        const client = new pg.Client({ connectionString: dbUrl });
+        await client.connect();
+        await client.query('VACUUM ANALYZE');
+        await client.end();
+      } else {
+        await server.stop();
+        server = null;
+        const db = await PGlite.create(join(workingDir, 'pgdata'));
+        await db.exec('VACUUM ANALYZE');
+        await db.close();
+        server = await startServerProcess({ env, startTimeoutMs: 300_000 });
+      }
+      log(`VACUUM ANALYZE took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
     const list = await cases(server);
+    const quiet = await waitForQuietMachine(120_000, 0.25, availableParallelism());
+    if (quiet >= 0.25) log(`warning: the machine is ${(quiet * 100).toFixed(0)} % busy with other work; latencies will be high`);
     const timings: Timing[] = [];
     for (const c of list) {
       const t = await timeCase(server.url, c, iterations, Number(args['case-budget']) * 1000);
       timings.push(t);
       log(`${c.name}: p50 ${t.p50.toFixed(1)} ms, p95 ${t.p95.toFixed(1)} ms`);
     }
-    console.log(`== queries on ${backend}, ${fmt(spans)} spans in one project; up to ${iterations} sequential requests each (after ${WARMUP} warm-up; fewer when one takes over ${args['case-budget']} s), client-side wall time`);
+    console.log(`== queries on ${backend}, ${fmt(spans)} spans in one project, ${args.analyze === 'yes' ? 'after VACUUM ANALYZE' : 'WITHOUT planner statistics (no ANALYZE)'}; up to ${iterations} sequential requests each (after ${WARMUP} warm-up; fewer when one takes over ${args['case-budget']} s), client-side wall time`);
     if (loadResult) {
       console.log(`  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`);
     }
@@ -248,7 +277,7 @@ const main = async () => {
       console.log(`  ${t.name.padEnd(width)}  p50 ${t.p50.toFixed(1).padStart(7)} ms  p95 ${t.p95.toFixed(1).padStart(7)} ms  max ${t.max.toFixed(0).padStart(5)} ms  rows ${t.rows.toFixed(0).padStart(4)}  ${(t.bytes / 1024).toFixed(0).padStart(4)} KiB  n=${t.requests}`);
     }
     if (dbUrl) console.log(`(${await postgresVersion(dbUrl)})`);
-    if (args.json) await writeFile(args.json, JSON.stringify({ backend, spans, iterations, load: loadResult, timings }, null, 2));
+    if (args.json) await writeFile(args.json, JSON.stringify({ backend, spans, iterations, analyze: args.analyze, load: loadResult, timings }, null, 2));
     await server.stop();
     server = null;
   } catch (error) {

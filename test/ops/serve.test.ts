@@ -30,6 +30,8 @@ test('loupe serve with no database configured answers /healthz within 20 s and e
     const health = await fetch(`${url}/healthz`);
     assert.is(health.status, 200);
     assert.ok(Date.now() - started < 20_000, 'healthy within 20 s');
+    const projects = (await (await fetch(`${url}/v1/projects`)).json()) as { data: Array<{ name: string }> };
+    assert.equal(projects.data.map((p) => p.name), ['default'], 'a fresh server lists its default project');
     child.kill('SIGTERM');
     assert.is(await exited, 0, output);
   } finally {

@@ -122,6 +122,14 @@ test('deleting the last span of a trace deletes the trace and its now empty sess
   assert.equal(await rows(h.db.pool, sql.unsafe`SELECT session_id FROM sessions`), [{ session_id: 's2' }]);
 });
 
+test('deleting the only span of a trace outside any session deletes the trace', async ({ h }) => {
+  const s = spanRecord({ traceId: newTraceId() });
+  await ingestSpans(h.store, [batch('p', [s])], context);
+  await deleteTelemetry(h.store, 'p', { type: 'DeleteSpans', projectId: await projectIdOf(h, 'p'), spanIds: [s.spanId] }, context);
+  await h.project();
+  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT count(*)::int AS n FROM traces`), [{ n: 0 }]);
+});
+
 test('deleting one span of several recomputes its trace and session', async ({ h }) => {
   const t = newTraceId();
   const root = spanRecord({ traceId: t, attributes: attrs({ 'session.id': 's' }) });
