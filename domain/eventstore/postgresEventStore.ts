@@ -53,7 +53,7 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
       const first = actual === null ? 0 : actual + 1;
       const rows = events.map(
         (e, i) => sql.fragment`(${randomUUID()}, ${stream}, ${first + i}, ${e.type}, ${e.schemaVersion ?? 1},
-          ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata)}::jsonb)`,
+          ${JSON.stringify(e.data)}::json, ${JSON.stringify(e.metadata)}::jsonb)`,
       );
       const last = await tx.one(
         sql.type(z.object({ tx: z.string(), global_position: z.bigint(), revision: z.number() }))`
