@@ -1,0 +1,12 @@
+import { spawnSync } from 'node:child_process';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+/** The code is `strict` TypeScript, but tsx only strips types: this is where they are checked. */
+test('the whole project typechecks under tsc --noEmit', () => {
+  const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname;
+  const result = spawnSync(process.execPath, [tsc, '--noEmit', '-p', new URL('..', import.meta.url).pathname], { encoding: 'utf8' });
+  assert.is(result.status, 0, result.stdout + result.stderr);
+});
+
+test.run();
