@@ -164,7 +164,14 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
         return;
       }
       await load();
-      while ((await step()) > 0);
+      const head = await store.headPosition();
+      const deadline = Date.now() + 60_000;
+      while (comparePosition(position, head) < 0) {
+        if ((await step()) > 0) continue;
+        // Committed but not yet readable: an older transaction elsewhere holds the horizon back.
+        if (Date.now() > deadline) throw new ProjectionTimeoutError(head);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
     waitFor(target, timeoutMs = 5000) {
       if (comparePosition(position, target) >= 0) return Promise.resolve();

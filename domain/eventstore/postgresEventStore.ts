@@ -102,7 +102,6 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
     async headPosition() {
       const row = await pool.maybeOne(sql.type(z.object({ tx: z.string(), global_position: z.bigint() }))`
         SELECT transaction_id::text AS tx, global_position FROM events
-        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY transaction_id DESC, global_position DESC LIMIT 1`);
       return row ? { tx: BigInt(row.tx), seq: row.global_position } : START;
     },

@@ -65,7 +65,11 @@ export interface EventStore {
   readStream(stream: string): Promise<StoredEvent[]>;
   /** Up to `limit` events strictly after `after` in the one global order (all committed before them included). */
   readAll(after: Position, limit: number): Promise<StoredEvent[]>;
-  /** The position of the newest event a reader may see now (START when the log is empty). */
+  /**
+   * The position of the newest committed event (START when the log is empty). A reader may not
+   * see it yet (an older transaction still running holds the horizon back), but will: waiting
+   * for it means "everything committed so far".
+   */
   headPosition(): Promise<Position>;
 }
 

@@ -75,3 +75,13 @@ export const startBackendCpuSampler = (listPids: () => Promise<number[]>) => {
     },
   };
 };
+
+/** Peak resident memory of a live process in bytes (Linux VmHWM), or null. */
+export const peakRssBytes = (pid: number): number | null => {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+};

@@ -16,6 +16,7 @@
  *                                    (default postgres://postgres@127.0.0.1:5432/postgres)
  *   --json FILE                      also write the results as JSON
  *   --keep                           keep the scratch database / working dir
+ *   --text-bytes N                   size of each input.value / output.value (default 2048)
  *   --experiment-lz4                 Postgres only: switch events.data and spans.attributes to lz4
  *                                    TOAST compression before sending (measures that change; the
  *                                    COPY baseline table follows, being LIKE spans INCLUDING ALL)
@@ -27,7 +28,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
-import { machineBusySeconds, processCpuSeconds, startBackendCpuSampler, waitForQuietMachine } from './cpuUsage.ts';
+import { machineBusySeconds, peakRssBytes, processCpuSeconds, startBackendCpuSampler, waitForQuietMachine } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
 import { waitUntilListed } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
@@ -46,6 +47,7 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'experiment-lz4': { type: 'boolean', default: false },
+    'text-bytes': { type: 'string', default: '2048' },
   },
 });
 
@@ -72,6 +74,7 @@ type IngestResult = {
   failures: Record<string, number>;
   rowsInReadModel: number;
   serverCpuSeconds: number;
+  serverPeakRssBytes: number | null;
   /** The benchmark process itself (sending, REST polling). */
   benchCpuSeconds: number;
   /** This database's Postgres backends (null on PGlite, which runs inside the server process). */
@@ -89,7 +92,7 @@ const log = (message: string) => process.stderr.write(`[bench:ingest] ${message}
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? 0;
 
 const prepare = (spans: number) => {
-  const generator = createSpanGenerator({ seed: 7 });
+  const generator = createSpanGenerator({ seed: 7, textBytes: Number(args['text-bytes']) });
   const warmup = [...spanBatches(generator, batchSize * 2, batchSize)];
   const batches = [...spanBatches(generator, spans, batchSize)];
   log(`encoding ${batches.length} batches of ${batchSize} spans ...`);
@@ -153,6 +156,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     await waitVisible(server, lastBatches, VISIBLE_TIMEOUT_MS);
     const visibleSeconds = (performance.now() - started) / 1000;
     const serverCpuSeconds = processCpuSeconds(server.pid) - serverCpuBefore;
+    const serverPeakRss = peakRssBytes(server.pid);
     const bench = process.cpuUsage(benchBefore);
     const benchCpuSeconds = (bench.user + bench.system) / 1e6;
     const machineCpuSeconds = machineBusySeconds() - machineBefore;
@@ -222,6 +226,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       failures: Object.fromEntries(stats.failures),
       rowsInReadModel,
       serverCpuSeconds,
+      serverPeakRssBytes: serverPeakRss,
       benchCpuSeconds,
       postgresCpuSeconds,
       machineCpuSeconds,
@@ -252,7 +257,7 @@ const report = (r: IngestResult): string => {
     `  acknowledged: ${fmt(r.ackedPerSecond)} spans/s (${r.ackSeconds.toFixed(1)} s; request time p50 ${fmt(r.ackLatencyMs.p50)} ms, p95 ${fmt(r.ackLatencyMs.p95)} ms; ${r.busyAnswers} × 503)`,
     `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s); spans table rows: ${fmt(r.rowsInReadModel)}`,
     `  CPU until visible: machine ${r.machineCpuSeconds.toFixed(1)} of ${(cores * r.visibleSeconds).toFixed(1)} CPU-s (${cores} cores × ${r.visibleSeconds.toFixed(1)} s): server process ${r.serverCpuSeconds.toFixed(1)}, ${r.postgresCpuSeconds === null ? '' : `Postgres backends ${r.postgresCpuSeconds.toFixed(1)}, `}bench client ${r.benchCpuSeconds.toFixed(1)}, everything else ${(r.machineCpuSeconds - r.serverCpuSeconds - r.benchCpuSeconds - (r.postgresCpuSeconds ?? 0)).toFixed(1)}`,
-    `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB`,
+    `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB; server peak RSS ${((r.serverPeakRssBytes ?? 0) / 1e6).toFixed(0)} MB`,
   ];
   for (const { label, result } of r.copy) {
     lines.push(

@@ -48,7 +48,7 @@ for (const backend of backends) {
   const rounds = report.rounds.map((r, i) => `round ${i + 1}: ${r.acknowledgedRequests} acked requests, ${r.unansweredRequests} cut off (${r.exit})`);
   console.log(
     `${backend}: acknowledged ${report.acknowledgedSpans} spans, found ${report.foundSpans}, missing ${report.missingSpans}` +
-      ` (+${report.unacknowledgedButStored} spans of cut-off requests stored anyway); ${report.seconds.toFixed(0)} s\n  ${rounds.join('\n  ')}` +
+      ` (+${report.unacknowledgedButStored} spans of cut-off requests stored anyway); projections ${report.lagAtRestart ?? '?'} events behind at the last restart; ${report.seconds.toFixed(0)} s\n  ${rounds.join('\n  ')}` +
       (report.missingSpans > 0 ? `\n  missing e.g. ${report.missingExamples.join(', ')}` : ''),
   );
 }

@@ -48,6 +48,8 @@ export type SigkillReport = {
   /** Spans of unanswered requests that were stored anyway (allowed: the client would resend). */
   readonly unacknowledgedButStored: number;
   readonly missingExamples: readonly string[];
+  /** Events the projections were behind the log when the restarted server first answered /readyz. */
+  readonly lagAtRestart: string | null;
   readonly seconds: number;
 };
 
@@ -144,7 +146,9 @@ export const runSigkillCheck = async (options: SigkillCheckOptions): Promise<Sig
     }
 
     server = await startServerProcess({ env, startTimeoutMs: 120_000 });
-    log(`restarted: pid ${server.pid}; waiting for the projections`);
+    const firstReady = await getJson<{ projectionLag?: string | null }>(`${server.url}/readyz`).catch(() => null);
+    const lagAtRestart = firstReady?.body.projectionLag ?? null;
+    log(`restarted: pid ${server.pid}; projections ${lagAtRestart ?? '?'} events behind; waiting for them`);
     const wanted = new Set(acknowledged.map((s) => `${s.traceId}:${s.spanId}`));
     const traceIds = [...new Set([...acknowledged, ...unanswered].map((s) => s.traceId))];
     const deadline = Date.now() + (options.catchUpTimeoutMs ?? 120_000);
@@ -168,6 +172,7 @@ export const runSigkillCheck = async (options: SigkillCheckOptions): Promise<Sig
       missingSpans: missing.length,
       unacknowledgedButStored,
       missingExamples: missing.slice(0, 5),
+      lagAtRestart,
       seconds: (performance.now() - started) / 1000,
     };
   } catch (error) {
