@@ -16,6 +16,7 @@ import { allProjections } from '../projections/allProjections.ts';
 import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
@@ -77,6 +78,9 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // A fresh server lists its default project, as Phoenix does, before any span arrives.
     const defaultProject = await ensureProject(store, config.projects.defaultName, { actor: 'system', requestId: null });
     if (defaultProject.created) await runner.waitFor(defaultProject.created, 30_000);
+
+    const stopAnalyze = startAnalyzeLoop(database.pool, logger);
+    closers.unshift(async () => stopAnalyze());
 
     let draining = false;
     const authenticator = identity.authenticator(store, runner);
