@@ -285,11 +285,12 @@ const main = async () => {
     throw error;
   } finally {
     if (server) await server.kill();
-    if (args.keep || reuse) log(`kept ${dbUrl ?? workingDir}`);
-    else {
-      await scratch?.drop();
-      await rm(workingDir, { recursive: true, force: true });
-    }
+    // The data lives in the scratch database (Postgres) or in the working dir (PGlite).
+    const keepData = args.keep || reuse !== undefined;
+    if (keepData) log(`kept ${dbUrl ?? workingDir}`);
+    else await scratch?.drop();
+    const keepDir = args['working-dir'] !== undefined || (keepData && backend === 'pglite');
+    if (!keepDir) await rm(workingDir, { recursive: true, force: true });
   }
 };
 
