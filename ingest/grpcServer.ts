@@ -42,7 +42,7 @@ export type OtlpGrpcServer = {
  * Hand-written service definition: the request stays raw bytes so that the handler decodes it
  * with the same protobufjs decoder as HTTP, and only after auth and the budget let it in.
  */
-const traceService: grpc.ServiceDefinition = {
+export const rawTraceService: grpc.ServiceDefinition = {
   Export: {
     path: TRACE_SERVICE_EXPORT_PATH,
     requestStream: false,
@@ -115,7 +115,7 @@ export const startOtlpGrpcServer = async <P = null>(options: OtlpGrpcServerOptio
     }
   };
 
-  server.addService(traceService, {
+  server.addService(rawTraceService, {
     Export: (call: grpc.ServerUnaryCall<Buffer, Uint8Array>, callback: grpc.sendUnaryData<Uint8Array>) => {
       handle(call).then(
         (response) => callback(null, response),

@@ -4,7 +4,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import protobuf from 'protobufjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startOtlpGrpcServer, TRACE_SERVICE_EXPORT_PATH, type GrpcAuthResult, type OtlpGrpcServer } from '../../ingest/grpcServer.ts';
+import { rawTraceService, startOtlpGrpcServer, type GrpcAuthResult, type OtlpGrpcServer } from '../../ingest/grpcServer.ts';
 import { createIngestBudget, type IngestBudget } from '../../ingest/ingestBudget.ts';
 import type { SpanSink } from '../../ingest/spanSink.ts';
 import { assertSameSpan, exportSpans, otlpTypesForTests as otlp, recordingSink, recordSampleTrace } from './sampleSpans.ts';
@@ -33,20 +33,7 @@ const start = async (
 };
 
 /** A bare client for the Export method, to send bytes the official exporter never would. */
-const RawClient = grpc.makeGenericClientConstructor(
-  {
-    Export: {
-      path: TRACE_SERVICE_EXPORT_PATH,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (b: Buffer) => b,
-      requestDeserialize: (b: Buffer) => b,
-      responseSerialize: (b: Buffer) => b,
-      responseDeserialize: (b: Buffer) => b,
-    },
-  },
-  'TraceService',
-);
+const RawClient = grpc.makeGenericClientConstructor(rawTraceService, 'TraceService');
 
 const rawExport = (h: Harness, body: Uint8Array, metadata = new grpc.Metadata(), clientOptions: grpc.ClientOptions = {}) =>
   new Promise<{ error: grpc.ServiceError | null; response: Buffer | undefined }>((resolve) => {

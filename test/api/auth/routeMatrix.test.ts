@@ -5,7 +5,7 @@ import type { RouteDef } from '../../../api/http/route.ts';
 import { authorize } from '../../../domain/access/authorize.ts';
 import type { Principal } from '../../../domain/access/principal.ts';
 import { restPermission } from '../../../domain/access/restPermission.ts';
-import { TRACE_SERVICE_EXPORT_PATH } from '../../../ingest/grpcServer.ts';
+import { rawTraceService } from '../../../ingest/grpcServer.ts';
 import { authEnv, call, createKey, createUser, login, type Credentials } from '../../support/authClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
 
@@ -52,20 +52,7 @@ const expectOutcome = (route: RouteDef, caller: Caller, reply: { status: number;
   }
 };
 
-const RawClient = grpc.makeGenericClientConstructor(
-  {
-    Export: {
-      path: TRACE_SERVICE_EXPORT_PATH,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: (b: Buffer) => b,
-      requestDeserialize: (b: Buffer) => b,
-      responseSerialize: (b: Buffer) => b,
-      responseDeserialize: (b: Buffer) => b,
-    },
-  },
-  'TraceService',
-);
+const RawClient = grpc.makeGenericClientConstructor(rawTraceService, 'TraceService');
 
 /** An empty ExportTraceServiceRequest over gRPC with the caller's bearer in `authorization` metadata. */
 const grpcExport = (port: number, as: Credentials | undefined) =>
