@@ -3,15 +3,16 @@ import { z } from 'zod';
 import type { AuthState } from '../../domain/access/authState.ts';
 import { applyAuthEvent, createAuthState, pruneExpiredTokens } from '../../domain/access/authState.ts';
 import type { LiveModel } from '../liveModel.ts';
+import { userRowSchema } from '../users/userQueries.ts';
 
-const userRow = z.object({
-  user_id: z.string(),
-  username: z.string(),
-  email: z.string().nullable(),
-  role: z.enum(['SYSTEM', 'ADMIN', 'MEMBER', 'VIEWER']),
-  auth_method: z.enum(['LOCAL', 'OAUTH2', 'LDAP']),
-  password_needs_reset: z.boolean(),
-  built_in: z.enum(['system', 'default_admin']).nullable(),
+const userRow = userRowSchema.pick({
+  user_id: true,
+  username: true,
+  email: true,
+  role: true,
+  auth_method: true,
+  password_needs_reset: true,
+  built_in: true,
 });
 const tokenRow = z.object({
   token_id: z.string(),

@@ -20,7 +20,8 @@ export type UserRow = {
   readonly updatedAt: string;
 };
 
-const row = z.object({
+/** A `users` row as stored; other readers pick the columns they need from it. */
+export const userRowSchema = z.object({
   user_id: z.string(),
   ordinal: z.bigint(),
   username: z.string(),
@@ -39,7 +40,7 @@ const row = z.object({
 const COLUMNS = sql.fragment`user_id, ordinal, username, email, role, auth_method, password_needs_reset, built_in,
   oauth2_client_id, oauth2_user_id, ldap_unique_id, created_at, updated_at`;
 
-const toUser = (r: z.infer<typeof row>): UserRow => ({
+const toUser = (r: z.infer<typeof userRowSchema>): UserRow => ({
   userId: r.user_id,
   ordinal: r.ordinal,
   username: r.username,
@@ -56,13 +57,13 @@ const toUser = (r: z.infer<typeof row>): UserRow => ({
 });
 
 export const findUser = async (db: CommonQueryMethods, userId: string): Promise<UserRow | null> => {
-  const found = await db.maybeOne(sql.type(row)`SELECT ${COLUMNS} FROM users WHERE user_id = ${userId}`);
+  const found = await db.maybeOne(sql.type(userRowSchema)`SELECT ${COLUMNS} FROM users WHERE user_id = ${userId}`);
   return found === null ? null : toUser(found);
 };
 
 export const findUsers = async (db: CommonQueryMethods, userIds: readonly string[]): Promise<Map<string, UserRow>> => {
   if (userIds.length === 0) return new Map();
-  const rows = await db.any(sql.type(row)`SELECT ${COLUMNS} FROM users WHERE user_id = ANY(${sql.array([...userIds], 'text')})`);
+  const rows = await db.any(sql.type(userRowSchema)`SELECT ${COLUMNS} FROM users WHERE user_id = ANY(${sql.array([...userIds], 'text')})`);
   return new Map(rows.map((r) => [r.user_id, toUser(r)]));
 };
 
@@ -80,7 +81,7 @@ export const listUsers = async (
     if (ordinal === null) return null;
     bound = sql.fragment`ordinal <= ${ordinal}`;
   }
-  const rows = await db.any(sql.type(row)`SELECT ${COLUMNS} FROM users WHERE ${bound} ORDER BY ordinal DESC LIMIT ${page.limit + 1}`);
+  const rows = await db.any(sql.type(userRowSchema)`SELECT ${COLUMNS} FROM users WHERE ${bound} ORDER BY ordinal DESC LIMIT ${page.limit + 1}`);
   const users = rows.slice(0, page.limit).map(toUser);
   return { users, nextUserId: rows.length > page.limit ? rows[page.limit]!.user_id : null };
 };
