@@ -3,9 +3,12 @@ import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
+import type { LagMonitor } from '../projections/projectionLag.ts';
 import type { ProjectionRunner } from '../projections/projectionRunner.ts';
-import type { AuthSettings } from './auth/authSettings.ts';
-import type { IdentityServices } from './auth/identityServices.ts';
+import type { AuthSettings } from './identity/authSettings.ts';
+import type { IdentityServices } from './identity/identityServices.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { PlaygroundSettings } from './rest/playground/playgroundSettings.ts';
 
 export type AppSettings = {
   /** '' or '/some/path' (no trailing slash): every route lives under it. */
@@ -30,4 +33,10 @@ export type AppDeps = {
   readonly identity: IdentityServices;
   /** Set by the server on SIGTERM so /readyz answers 503 while in-flight requests finish. */
   readonly isDraining: () => boolean;
+  /** Prometheus metrics (the server sets them; tests may leave them out). */
+  readonly metrics?: Metrics;
+  /** Each read model's sampled lag, for /readyz. */
+  readonly lag?: LagMonitor;
+  /** Provider keys from the environment and the call timeout (defaults when left out). */
+  readonly playground?: PlaygroundSettings;
 };

@@ -2,7 +2,8 @@ import Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { csrfMiddleware } from './http/csrf.ts';
 import { errorMiddleware } from './http/errorMiddleware.ts';
-import { mountRoutes } from './http/mountRoutes.ts';
+import { allowedMethodsAsJson, mountRoutes } from './http/mountRoutes.ts';
+import { httpMetrics } from './metrics/httpMetrics.ts';
 import { requestContext } from './http/requestContext.ts';
 import type { RouteDef } from './http/route.ts';
 import { allRoutes } from './routes.ts';
@@ -11,8 +12,10 @@ export type App = { readonly koa: Koa; readonly routes: readonly RouteDef[] };
 
 /** Builds the Koa app; never listens (tests mount it on a random port, ops/serve on the configured one). */
 export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App => {
-  const koa = new Koa({ proxy: true });
+  // X-Forwarded-* only when the operator says a proxy sets them (SERVICE_TRUST_PROXY).
+  const koa = new Koa({ proxy: deps.settings.auth.trustProxy });
   koa.silent = true; // errors are logged once, by the error middleware, with the request id
+  if (deps.metrics) koa.use(httpMetrics(deps.metrics));
   koa.use(requestContext(deps.logger, deps.settings.serverVersion));
   koa.use(errorMiddleware());
   const csrf = csrfMiddleware(deps.settings.auth.csrfTrustedOrigins, deps.settings.rootPath);
@@ -23,6 +26,6 @@ export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     authenticate: deps.authenticate,
   });
   koa.use(router.routes());
-  koa.use(router.allowedMethods({ throw: false }));
+  koa.use(allowedMethodsAsJson(router));
   return { koa, routes };
 };

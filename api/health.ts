@@ -1,4 +1,5 @@
 import { sql } from 'slonik';
+import { describeStop } from '../projections/projectionStop.ts';
 import type { AppDeps } from './appDeps.ts';
 import type { RouteDef } from './http/route.ts';
 
@@ -25,15 +26,29 @@ export const healthRoutes = (deps: AppDeps): RouteDef[] => [
       try {
         await deps.pool.oneFirst(sql.unsafe`SELECT 1`);
         const head = await deps.store.headPosition();
+        // Stopped read models are reported below, not counted as lag.
         const behind = head.seq - deps.runner.position().seq;
         lag = (behind > 0n ? behind : 0n).toString();
         if (behind > MAX_READY_LAG) problems.push(`projections are ${behind} events behind`);
       } catch {
         problems.push('database unreachable');
       }
-      if (deps.runner.lastError()) problems.push('projection runner failing');
+      const failing = deps.runner.lastError();
+      if (failing) problems.push(`projection runner failing (retrying): ${failing.message}`);
+      // A read model stopped at an event it cannot apply is named here, but does not make this
+      // process unready: every process stops at the same event, so a load balancer pulling them
+      // all would stop ingest and every other read model too. Operators act on `degraded`.
+      const stopped = deps.runner.projections().flatMap((p) => (p.stop ? [p.stop] : []));
       ctx.status = problems.length ? 503 : 200;
-      ctx.body = { status: problems.length ? 'unavailable' : 'ok', problems, projectionLag: lag };
+      ctx.body = {
+        status: problems.length ? 'unavailable' : stopped.length ? 'degraded' : 'ok',
+        problems,
+        degraded: stopped.map(describeStop),
+        stoppedProjections: stopped,
+        projectionLag: lag,
+        // Per read model, sampled every second: events not applied yet and the age of the oldest of them.
+        projections: deps.lag?.current() ?? [],
+      };
     },
   },
   {

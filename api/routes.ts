@@ -1,14 +1,23 @@
 import type { AppDeps } from './appDeps.ts';
-import { authRoutes } from './auth/authRoutes.ts';
+import { authRoutes } from './identity/authRoutes.ts';
+import { graphqlRoutes } from './graphql/graphqlRoutes.ts';
 import { healthRoutes } from './health.ts';
 import type { RouteDef } from './http/route.ts';
-import { apiKeyRoutes } from './rest/apiKeys.ts';
-import { projectRoutes } from './rest/projects.ts';
-import { secretRoutes } from './rest/secrets.ts';
-import { sessionRoutes } from './rest/sessions.ts';
-import { spanRoutes } from './rest/spans.ts';
-import { traceRoutes } from './rest/traces.ts';
-import { userRoutes } from './rest/users.ts';
+import { annotationConfigRoutes } from './rest/annotations/annotationConfigRoutes.ts';
+import { annotationRoutes } from './rest/annotations/annotationRoutes.ts';
+import { apiKeyRoutes } from './rest/apiKeys/apiKeyRoutes.ts';
+import { datasetExportRoutes } from './rest/datasets/datasetExportRoutes.ts';
+import { datasetLabelRoutes } from './rest/datasets/datasetLabelRoutes.ts';
+import { datasetRoutes } from './rest/datasets/datasetRoutes.ts';
+import { experimentRoutes } from './rest/experiments/experimentRoutes.ts';
+import { projectRoutes } from './rest/projects/projectRoutes.ts';
+import { promptRoutes } from './rest/prompts/promptRoutes.ts';
+import { playgroundRoutes } from './rest/playground/playgroundRoutes.ts';
+import { secretRoutes } from './rest/secrets/secretRoutes.ts';
+import { sessionRoutes } from './rest/tracing/sessionRoutes.ts';
+import { spanRoutes } from './rest/tracing/spanRoutes.ts';
+import { traceRoutes } from './rest/tracing/traceRoutes.ts';
+import { userRoutes } from './rest/identity/userRoutes.ts';
 
 /** Every route the server serves. Each feature adds its module here (one line). */
 export const allRoutes = (deps: AppDeps): RouteDef[] => [
@@ -21,4 +30,13 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...spanRoutes(deps),
   ...traceRoutes(deps),
   ...sessionRoutes(deps),
+  ...annotationRoutes(deps),
+  ...annotationConfigRoutes(deps),
+  ...promptRoutes(deps),
+  ...datasetRoutes(deps),
+  ...datasetExportRoutes(deps),
+  ...datasetLabelRoutes(deps),
+  ...experimentRoutes(deps),
+  ...playgroundRoutes(deps),
+  ...graphqlRoutes(deps),
 ];

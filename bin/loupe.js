@@ -24,9 +24,7 @@ const bundledNode = () => {
 const currentMajor = Number(process.versions.node.split('.')[0]);
 const node = bundledNode() ?? (currentMajor >= MIN_MAJOR ? process.execPath : null);
 if (node === null) {
-  console.error(
-    `loupe: needs Node ${MIN_MAJOR} or newer (this is ${process.version}) and found no node in node_modules; run npm install`,
-  );
+  console.error(`loupe: needs Node ${MIN_MAJOR} or newer (this is ${process.version}) and found no node in node_modules; run npm install`);
   process.exit(1);
 }
 

@@ -1,11 +1,28 @@
-import type { ApiKeyEvent } from './apikeys/events.ts';
+import type { AnnotationEvent } from './annotations/events.ts';
+import type { ApiKeyEvent } from './apiKeys/events.ts';
+import type { AnyDatasetEvent } from './datasets/events.ts';
+import type { AnyExperimentEvent } from './experiments/events.ts';
 import type { UserEvent } from './identity/events.ts';
 import type { UniqueValueEvent } from './identity/uniqueValueDecider.ts';
+import type { ProjectionDecisionEvent } from './operations/projectionEventSkipped.ts';
 import type { ProjectEvent } from './projects/events.ts';
+import type { PromptEvent, PromptLabelEvent } from './prompts/events.ts';
 import type { SecretsEvent } from './secrets/events.ts';
 import type { TracingEvent } from './tracing/events.ts';
 
 /** Every event Loupe writes: the vocabulary of the audit log. */
-export type LoupeEvent = UserEvent | UniqueValueEvent | ApiKeyEvent | SecretsEvent | ProjectEvent | TracingEvent;
+export type LoupeEvent =
+  | UserEvent
+  | UniqueValueEvent
+  | ApiKeyEvent
+  | SecretsEvent
+  | ProjectEvent
+  | TracingEvent
+  | ProjectionDecisionEvent
+  | AnnotationEvent
+  | PromptEvent
+  | PromptLabelEvent
+  | AnyDatasetEvent
+  | AnyExperimentEvent;
 
 export type LoupeEventType = LoupeEvent['type'];

@@ -1,7 +1,8 @@
 import type { Decider, DomainEvent } from './decider.ts';
-import { fold } from './decider.ts';
+import { eventMetadata } from './eventMetadata.ts';
 import type { AppendResult, EventStore, Position } from './eventstore/types.ts';
 import { WrongExpectedRevisionError } from './eventstore/types.ts';
+import { readAndFold } from './readAndFold.ts';
 
 export type CommandContext = {
   /** user id, `apikey:<id>`, or `system` */
@@ -32,21 +33,15 @@ export const handleCommand = async <State, Command extends { readonly type: stri
   context: CommandContext,
 ): Promise<CommandResult<Event>> => {
   for (let attempt = 1; ; attempt++) {
-    const stored = await store.readStream(stream);
-    const state = fold(decider, stored.map((e) => ({ type: e.type, data: e.data }) as Event));
+    const { state, expected } = await readAndFold(store, stream, decider);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, position: null, revision: null };
-    const time = (context.now?.() ?? new Date()).toISOString();
-    const expected = stored.length === 0 ? 'no_stream' : stored[stored.length - 1]!.revision;
+    const metadata = eventMetadata(context, command.type, context.now?.());
     let result: AppendResult;
     try {
       result = await store.appendToStream(
         stream,
-        events.map((e) => ({
-          type: e.type,
-          data: e.data,
-          metadata: { actor: context.actor, requestId: context.requestId, time, causation: command.type },
-        })),
+        events.map((e) => ({ type: e.type, data: e.data, metadata })),
         expected,
       );
     } catch (error) {

@@ -1,10 +1,5 @@
-import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { IngestError } from './ingestError.ts';
-
-const gunzip = promisify(zlib.gunzip);
-const inflate = promisify(zlib.inflate);
-const inflateRaw = promisify(zlib.inflateRaw);
 
 export type ContentEncoding = 'identity' | 'gzip' | 'deflate';
 
@@ -17,26 +12,26 @@ export const contentEncodingOf = (header: string | undefined): ContentEncoding =
   throw new IngestError('unsupported_content_encoding', `unsupported content encoding "${header}": use gzip, deflate or none`);
 };
 
-const isTooLarge = (e: unknown) => (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+export const malformedCompression = (encoding: ContentEncoding, e: unknown): IngestError =>
+  new IngestError('malformed_request', `request body is not valid ${encoding} data: ${(e as Error).message}`);
+
+export const decompressedTooLarge = (maxBytes: number): IngestError =>
+  new IngestError('payload_too_large', `decompressed request body exceeds the limit of ${maxBytes} bytes`, { Connection: 'close' });
 
 /**
- * Decompresses off the event loop and stops at `maxBytes` of output (zlib's maxOutputLength),
- * so a small zip bomb is refused with 413 without ever being inflated in full.
+ * A streaming inflater for a compressed body, fed chunk by chunk as they arrive so that its output
+ * can be counted (against the size limit and the in-flight budget) while it is produced: a small
+ * zip bomb is refused after at most the limit has been inflated, never inflated in full.
+ *
+ * HTTP "deflate" means zlib-wrapped, but some clients send raw deflate: the first byte tells
+ * (a zlib header's low nibble is 8, "deflate", which a raw deflate block's first byte rarely is
+ * together with a valid header checksum).
  */
-export const decompress = async (body: Buffer, encoding: ContentEncoding, maxBytes: number): Promise<Buffer> => {
-  if (encoding === 'identity') return body;
-  const options = { maxOutputLength: maxBytes };
-  try {
-    if (encoding === 'gzip') return await gunzip(body, options);
-    try {
-      return await inflate(body, options);
-    } catch (e) {
-      // HTTP "deflate" means zlib-wrapped, but some clients send raw deflate.
-      if (isTooLarge(e)) throw e;
-      return await inflateRaw(body, options);
-    }
-  } catch (e) {
-    if (isTooLarge(e)) throw new IngestError('payload_too_large', `decompressed request body exceeds the limit of ${maxBytes} bytes`);
-    throw new IngestError('malformed_request', `request body is not valid ${encoding} data: ${(e as Error).message}`);
-  }
+export const createInflater = (
+  encoding: Exclude<ContentEncoding, 'identity'>,
+  firstBytes: Buffer,
+): zlib.Gunzip | zlib.Inflate | zlib.InflateRaw => {
+  if (encoding === 'gzip') return zlib.createGunzip();
+  const zlibWrapped = firstBytes.length >= 2 && (firstBytes[0]! & 0x0f) === 8 && ((firstBytes[0]! << 8) | firstBytes[1]!) % 31 === 0;
+  return zlibWrapped ? zlib.createInflate() : zlib.createInflateRaw();
 };

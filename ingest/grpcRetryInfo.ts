@@ -12,13 +12,18 @@ export const grpcRetryInfoMetadata = (code: grpc.status, message: string, retryA
   const duration = W.create().uint32(8).int64(retryAfterSeconds).finish(); // Duration.seconds = 1
   const retryInfo = W.create().uint32(10).bytes(duration).finish(); // RetryInfo.retry_delay = 1
   const any = W.create()
-    .uint32(10).string('type.googleapis.com/google.rpc.RetryInfo') // Any.type_url = 1
-    .uint32(18).bytes(retryInfo) // Any.value = 2
+    .uint32(10)
+    .string('type.googleapis.com/google.rpc.RetryInfo') // Any.type_url = 1
+    .uint32(18)
+    .bytes(retryInfo) // Any.value = 2
     .finish();
   const status = W.create()
-    .uint32(8).int32(code) // Status.code = 1
-    .uint32(18).string(message) // Status.message = 2
-    .uint32(26).bytes(any) // Status.details = 3
+    .uint32(8)
+    .int32(code) // Status.code = 1
+    .uint32(18)
+    .string(message) // Status.message = 2
+    .uint32(26)
+    .bytes(any) // Status.details = 3
     .finish();
   const metadata = new grpc.Metadata();
   metadata.set('grpc-status-details-bin', Buffer.from(status));

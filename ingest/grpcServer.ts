@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { DomainError } from '../domain/errors.ts';
+import { decodeAndRoute } from './decodeJob.ts';
+import type { ExportDecoder } from './exportDecoder.ts';
 import { exportTraces } from './exportTraces.ts';
 import { grpcRetryInfoMetadata } from './grpcRetryInfo.ts';
-import type { IngestBudget } from './ingestBudget.ts';
+import type { IngestBudget, IngestLease } from './ingestBudget.ts';
 import { IngestError } from './ingestError.ts';
-import { decodeOtlpProtobuf, encodeOtlpProtobufResponse } from './otlpProtobuf.ts';
+import { encodeOtlpProtobufResponse } from './otlpProtobuf.ts';
 import { PROJECT_NAME_HEADER } from './routeSpans.ts';
 import type { SpanSink } from './spanSink.ts';
 
@@ -24,6 +26,8 @@ export type OtlpGrpcServerOptions<P> = {
   /** Largest message accepted, after gzip decompression (grpc-js enforces it while reading). */
   readonly maxRequestBytes: number;
   readonly defaultProjectName: string;
+  /** Decodes messages (large ones off the main thread); by default everything is decoded inline. */
+  readonly decoder?: ExportDecoder;
   /** Checks the `authorization` metadata (`Bearer <token>`); without it every call is let in with a null principal. */
   readonly authenticate?: (request: { readonly authorization: string | null }) => Promise<GrpcAuthResult<P>>;
   /** Defaults to plaintext, like Phoenix's 4317. */
@@ -68,12 +72,64 @@ const firstString = (metadata: grpc.Metadata, key: string): string | null => {
   return typeof v === 'string' && v !== '' ? v : null;
 };
 
+/**
+ * Whether grpc-js will inflate this call's message. grpc-js keeps the grpc-encoding header on its
+ * own call object only (it strips it from the metadata); when that is not visible (another
+ * interceptor in between, a grpc-js that renamed it), assume the worst.
+ */
+const mayInflate = (call: grpc.ServerInterceptingCallInterface): boolean => {
+  const encoding = (call as { incomingEncoding?: unknown }).incomingEncoding;
+  return encoding !== 'identity';
+};
+
 export const startOtlpGrpcServer = async <P = null>(options: OtlpGrpcServerOptions<P>): Promise<OtlpGrpcServer> => {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': options.maxRequestBytes });
+  /** Leases taken at admission, for the handler of the same call (grpc-js hands it the same Metadata object). */
+  const admitted = new WeakMap<grpc.Metadata, IngestLease>();
+
+  /**
+   * Admission before grpc-js reads the message. grpc-js inflates a compressed message itself, up
+   * to the size limit, before any handler sees it, so the budget must be checked earlier: the
+   * whole limit is reserved when the call's metadata arrives (the message is not read until the
+   * metadata is passed on), cut down to the real size in the handler. Past the budget the call is
+   * refused with RESOURCE_EXHAUSTED + RetryInfo without reading a byte of it. Uncompressed
+   * messages are counted once read: they cost what the client actually sent.
+   */
+  const admission: grpc.ServerInterceptor = (_method, call) => {
+    let lease: IngestLease | null = null;
+    const intercepted: grpc.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, proceed) => {
+            lease = options.budget.open();
+            if (mayInflate(call) && !lease.grow(options.maxRequestBytes)) {
+              lease.release();
+              const refusal = busy();
+              intercepted.sendStatus({ code: refusal.code, details: refusal.details, metadata: refusal.metadata });
+              return;
+            }
+            admitted.set(metadata, lease);
+            proceed(metadata);
+          },
+          onCancel: () => lease?.release(),
+        }),
+      sendStatus: (status, proceed) => {
+        lease?.release();
+        proceed(status);
+      },
+    });
+    return intercepted;
+  };
+
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': options.maxRequestBytes, interceptors: [admission] });
+  const decode = options.decoder?.decode ?? (async (job: Parameters<ExportDecoder['decode']>[0]) => decodeAndRoute(job));
 
   const busy = () => {
     const message = 'the server is at capacity for span ingest; retry later';
-    return failure(grpc.status.RESOURCE_EXHAUSTED, message, grpcRetryInfoMetadata(grpc.status.RESOURCE_EXHAUSTED, message, options.budget.retryAfterSeconds));
+    return failure(
+      grpc.status.RESOURCE_EXHAUSTED,
+      message,
+      grpcRetryInfoMetadata(grpc.status.RESOURCE_EXHAUSTED, message, options.budget.retryAfterSeconds),
+    );
   };
 
   /** What the exporter is told; anything unexpected is UNAVAILABLE so it retries (nothing was acknowledged). */
@@ -98,14 +154,20 @@ export const startOtlpGrpcServer = async <P = null>(options: OtlpGrpcServerOptio
   };
 
   const handle = async (call: grpc.ServerUnaryCall<Buffer, Uint8Array>): Promise<Uint8Array> => {
-    const principal = await principalOf(call.metadata);
-    const lease = options.budget.tryAcquire(call.request.length);
-    if (!lease) throw busy();
+    const lease = admitted.get(call.metadata) ?? options.budget.open();
     try {
+      const principal = await principalOf(call.metadata);
+      // The message is in memory now: hold exactly its size (a reserved worst case shrinks to it).
+      lease.shrinkTo(call.request.length);
+      if (!lease.claimSlot() || !lease.grow(call.request.length)) throw busy();
+      const routed = await decode({
+        body: call.request,
+        format: 'protobuf',
+        projectHeader: firstString(call.metadata, PROJECT_NAME_HEADER),
+        defaultProjectName: options.defaultProjectName,
+      });
       return encodeOtlpProtobufResponse(
-        await exportTraces(decodeOtlpProtobuf(call.request), {
-          projectHeader: firstString(call.metadata, PROJECT_NAME_HEADER),
-          defaultProjectName: options.defaultProjectName,
+        await exportTraces(routed, {
           sink: options.sink,
           context: { transport: 'grpc', principal, requestId: firstString(call.metadata, 'x-request-id') ?? randomUUID() },
         }),
@@ -126,7 +188,9 @@ export const startOtlpGrpcServer = async <P = null>(options: OtlpGrpcServerOptio
 
   const address = options.host.includes(':') ? `[${options.host}]:${options.port}` : `${options.host}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, options.credentials ?? grpc.ServerCredentials.createInsecure(), (e, bound) => (e ? reject(e) : resolve(bound))),
+    server.bindAsync(address, options.credentials ?? grpc.ServerCredentials.createInsecure(), (e, bound) =>
+      e ? reject(e) : resolve(bound),
+    ),
   );
 
   return {

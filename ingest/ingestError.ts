@@ -8,18 +8,24 @@ export type IngestErrorCode =
   | 'unsupported_media_type'
   | 'unsupported_content_encoding'
   | 'payload_too_large'
-  | 'server_busy';
+  | 'request_timeout'
+  | 'server_busy'
+  | 'storage_unavailable';
 
-const STATUS: Record<IngestErrorCode, 400 | 413 | 415 | 503> = {
+type IngestStatus = 400 | 408 | 413 | 415 | 503;
+
+const STATUS: Record<IngestErrorCode, IngestStatus> = {
   malformed_request: 400,
   unsupported_media_type: 415,
   unsupported_content_encoding: 415,
   payload_too_large: 413,
+  request_timeout: 408,
   server_busy: 503,
+  storage_unavailable: 503,
 };
 
 export class IngestError extends Error {
-  readonly status: 400 | 413 | 415 | 503;
+  readonly status: IngestStatus;
   readonly expose = true;
 
   constructor(

@@ -1,5 +1,6 @@
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
+import { MAX_DEPTH, TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
 import type { ExportOutcome } from './exportTraces.ts';
 import { IngestError } from './ingestError.ts';
@@ -57,7 +58,14 @@ const enumValue = (v: unknown, names: readonly string[], path: string): number =
   return fail(path, `expected an enum number or one of ${names.join(', ')}`);
 };
 
-const SPAN_KIND_NAMES = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
+const SPAN_KIND_NAMES = [
+  'SPAN_KIND_UNSPECIFIED',
+  'SPAN_KIND_INTERNAL',
+  'SPAN_KIND_SERVER',
+  'SPAN_KIND_CLIENT',
+  'SPAN_KIND_PRODUCER',
+  'SPAN_KIND_CONSUMER',
+];
 const STATUS_CODE_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
 
 const double = (v: unknown, path: string): AttributeValue => {
@@ -70,9 +78,14 @@ const double = (v: unknown, path: string): AttributeValue => {
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-const anyValue = (v: unknown, path: string): AttributeValue => {
+/**
+ * `depth` counts arrays and kvlists from the attribute (1); a value deeper than storable nesting
+ * is not walked (storable.ts keeps TOO_DEEP_VALUE in its place), so no nesting overflows the stack.
+ */
+const anyValue = (v: unknown, path: string, depth: number): AttributeValue => {
   const o = object(v, path);
   if (o === null) return null;
+  if (depth > MAX_DEPTH) return TOO_DEEP_VALUE;
   const s = field(o, 'stringValue', 'string_value');
   if (s !== undefined) return { str: string(s, `${path}.stringValue`) };
   const b = field(o, 'boolValue', 'bool_value');
@@ -87,10 +100,10 @@ const anyValue = (v: unknown, path: string): AttributeValue => {
   const a = field(o, 'arrayValue', 'array_value');
   if (a !== undefined) {
     const values = array(object(a, `${path}.arrayValue`)?.values, `${path}.arrayValue.values`);
-    return { array: values.map((x, k) => anyValue(x, `${path}.arrayValue.values[${k}]`)) };
+    return { array: values.map((x, k) => anyValue(x, `${path}.arrayValue.values[${k}]`, depth + 1)) };
   }
   const kv = field(o, 'kvlistValue', 'kvlist_value');
-  if (kv !== undefined) return { kvlist: attributes(object(kv, `${path}.kvlistValue`)?.values, `${path}.kvlistValue.values`) };
+  if (kv !== undefined) return { kvlist: attributes(object(kv, `${path}.kvlistValue`)?.values, `${path}.kvlistValue.values`, depth + 1) };
   const by = field(o, 'bytesValue', 'bytes_value');
   if (by !== undefined) {
     const text = string(by, `${path}.bytesValue`);
@@ -99,11 +112,11 @@ const anyValue = (v: unknown, path: string): AttributeValue => {
   return null;
 };
 
-const attributes = (v: unknown, path: string): Attributes =>
+const attributes = (v: unknown, path: string, depth = 1): Attributes =>
   attributesFrom(
     array(v, path).map((x, k) => {
       const kv = object(x, `${path}[${k}]`) ?? fail(`${path}[${k}]`, 'expected an object');
-      return [string(kv.key, `${path}[${k}].key`), anyValue(kv.value, `${path}[${k}].value`)] as const;
+      return [string(kv.key, `${path}[${k}].key`), anyValue(kv.value, `${path}[${k}].value`, depth)] as const;
     }),
   );
 

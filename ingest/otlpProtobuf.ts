@@ -3,6 +3,7 @@ import path from 'node:path';
 import protobuf from 'protobufjs';
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
+import { MAX_DEPTH, TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
 import { IngestError } from './ingestError.ts';
 import type { ExportOutcome } from './exportTraces.ts';
@@ -58,27 +59,37 @@ type PbRequest = {
   }[];
 };
 
-const unsigned64 = (v: Long64): bigint =>
-  typeof v === 'number' ? BigInt(v) : (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+const unsigned64 = (v: Long64): bigint => (typeof v === 'number' ? BigInt(v) : (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0));
 
 /** An absent bytes field decodes to an empty array, not a Buffer. */
 const hex = (b: Uint8Array): string =>
   b.length === 0 ? '' : (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('hex');
 
-const anyValue = (v: PbAnyValue | null | undefined): AttributeValue => {
+/** `depth` as in storable.ts: nesting past MAX_DEPTH is not walked (nor kept). */
+const anyValue = (v: PbAnyValue | null | undefined, depth: number): AttributeValue => {
+  if (depth > MAX_DEPTH && v?.value !== undefined) return TOO_DEEP_VALUE;
   switch (v?.value) {
-    case 'stringValue': return { str: v.stringValue! };
-    case 'boolValue': return { bool: v.boolValue! };
-    case 'intValue': return { int: BigInt.asIntN(64, unsigned64(v.intValue!)).toString() };
-    case 'doubleValue': return floatValue(v.doubleValue!);
-    case 'arrayValue': return { array: (v.arrayValue?.values ?? []).map(anyValue) };
-    case 'kvlistValue': return { kvlist: attributes(v.kvlistValue?.values ?? []) };
-    case 'bytesValue': return { bytes: Buffer.from(v.bytesValue!).toString('base64') };
-    default: return null;
+    case 'stringValue':
+      return { str: v.stringValue! };
+    case 'boolValue':
+      return { bool: v.boolValue! };
+    case 'intValue':
+      return { int: BigInt.asIntN(64, unsigned64(v.intValue!)).toString() };
+    case 'doubleValue':
+      return floatValue(v.doubleValue!);
+    case 'arrayValue':
+      return { array: (v.arrayValue?.values ?? []).map((x) => anyValue(x, depth + 1)) };
+    case 'kvlistValue':
+      return { kvlist: attributes(v.kvlistValue?.values ?? [], depth + 1) };
+    case 'bytesValue':
+      return { bytes: Buffer.from(v.bytesValue!).toString('base64') };
+    default:
+      return null;
   }
 };
 
-const attributes = (kvs: readonly PbKeyValue[]): Attributes => attributesFrom(kvs.map((kv) => [kv.key, anyValue(kv.value)]));
+const attributes = (kvs: readonly PbKeyValue[], depth = 1): Attributes =>
+  attributesFrom(kvs.map((kv) => [kv.key, anyValue(kv.value, depth)]));
 
 const span = (s: PbSpan): SpanInput => ({
   traceId: hex(s.traceId),

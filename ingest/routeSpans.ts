@@ -1,5 +1,7 @@
 import { stringAttribute, type Attributes } from '../domain/tracing/attributes.ts';
+import { projectNameProblem } from '../domain/projects/projectName.ts';
 import { buildSpanRecord } from '../domain/tracing/buildSpanRecord.ts';
+import { storableText } from '../domain/tracing/storable.ts';
 import type { SpanBatch, SpanRecord } from '../domain/tracing/spanRecord.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
 
@@ -23,7 +25,9 @@ const nonBlank = (s: string | null | undefined): string | null => (s && s.trim()
 /**
  * Validates every span and groups the valid ones by project: the `x-project-name` header wins,
  * then the resource attribute `openinference.project.name`, then the default project.
- * Invalid spans are counted and explained; they never fail the valid ones.
+ * Invalid spans are counted and explained; they never fail the valid ones. The project name gets
+ * control characters replaced like every stored string; a name that still cannot be stored (too
+ * long for the name index) rejects that resource's spans rather than being cut into another name.
  */
 export const routeSpans = (
   request: ExportRequestInput,
@@ -34,8 +38,17 @@ export const routeSpans = (
   let rejected = 0;
   let accepted = 0;
   for (const [r, rs] of request.entries()) {
-    const projectName =
-      nonBlank(options.projectHeader) ?? nonBlank(stringAttribute(rs.resourceAttributes, PROJECT_NAME_RESOURCE_KEY)) ?? options.defaultProjectName;
+    const projectName = storableText(
+      nonBlank(options.projectHeader) ??
+        nonBlank(stringAttribute(rs.resourceAttributes, PROJECT_NAME_RESOURCE_KEY)) ??
+        options.defaultProjectName,
+    );
+    const nameProblem = projectNameProblem(projectName);
+    if (nameProblem !== null) {
+      rejected += rs.spans.length;
+      if (rs.spans.length > 0 && reasons.length < MAX_REASONS) reasons.push(`resource_spans[${r}]: project name: ${nameProblem}`);
+      continue;
+    }
     const batch = byProject.get(projectName) ?? { resources: [], spans: [] };
     byProject.set(projectName, batch);
     // The resource is stored once per batch, and only if one of its spans is kept.

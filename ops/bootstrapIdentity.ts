@@ -40,7 +40,13 @@ export type BootstrapInput = {
  * through a reset). Entries whose username or email already exists are left as they are. Returns
  * the position of the last event written, for the caller to wait on.
  */
-export const bootstrapIdentity = async ({ store, passwords, auth, logger, now = () => new Date() }: BootstrapInput): Promise<Position | null> => {
+export const bootstrapIdentity = async ({
+  store,
+  passwords,
+  auth,
+  logger,
+  now = () => new Date(),
+}: BootstrapInput): Promise<Position | null> => {
   let position: Position | null = null;
   const at = () => now().toISOString();
 
@@ -49,7 +55,9 @@ export const bootstrapIdentity = async ({ store, passwords, auth, logger, now = 
       position = later(position, (await createUser(store, createSystemUser(SYSTEM_USER_ID, at()), CONTEXT)).position);
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'user_exists')) {
-        throw new Error(`cannot create the system user: ${(error as Error).message} (another user holds the name "system" or system@localhost)`);
+        throw new Error(
+          `cannot create the system user: ${(error as Error).message} (another user holds the name "system" or system@localhost)`,
+        );
       }
     }
   }
@@ -61,13 +69,15 @@ export const bootstrapIdentity = async ({ store, passwords, auth, logger, now = 
       logger.info('created the default admin admin@localhost; it must choose a new password at first login');
     } catch (error) {
       if (!isTaken(error)) throw error;
-      if ((error as DomainError).code !== 'user_exists') logger.warn('default admin not created: its username or email belongs to another user');
+      if ((error as DomainError).code !== 'user_exists')
+        logger.warn('default admin not created: its username or email belongs to another user');
     }
   }
 
   for (const admin of auth.admins) {
     const taken =
-      (await uniqueValueHolder(store, 'username', admin.username)) !== null || (await uniqueValueHolder(store, 'email', admin.email)) !== null;
+      (await uniqueValueHolder(store, 'username', admin.username)) !== null ||
+      (await uniqueValueHolder(store, 'email', admin.email)) !== null;
     if (taken) continue;
     try {
       const result = await createUser(

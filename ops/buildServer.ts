@@ -1,21 +1,29 @@
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { createApp, type App } from '../api/createApp.ts';
 import type { AppDeps } from '../api/appDeps.ts';
 import { otlpRoutes } from '../api/otlpRoutes.ts';
 import { healthRoutes } from '../api/health.ts';
+import { createMetrics } from '../api/metrics/metrics.ts';
+import { metricsRoutes } from '../api/metrics/metricsRoutes.ts';
 import { allRoutes } from '../api/routes.ts';
-import { grpcAuthenticate } from '../api/auth/grpcAuthenticate.ts';
+import { uiRoutes } from '../api/ui/serveUi.ts';
+import { grpcAuthenticate } from '../api/identity/grpcAuthenticate.ts';
 import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { PasswordCost } from '../domain/identity/passwords.ts';
 import { startOtlpGrpcServer } from '../ingest/grpcServer.ts';
 import { createIngestBudget } from '../ingest/ingestBudget.ts';
+import { countBudgetRefusals } from '../ingest/countBudgetRefusals.ts';
+import { gateBudgetOnLag } from '../ingest/lagGate.ts';
+import { createLagMonitor } from '../projections/projectionLag.ts';
+import { createExportDecoder } from '../ingest/exportDecoder.ts';
 import type { SpanSink } from '../ingest/spanSink.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
-import { createProjectionRunner, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import { createProjectionRunner, ProjectionStoppedError, type ProjectionRunner } from '../projections/projectionRunner.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
@@ -28,7 +36,7 @@ import type { Database } from './database/openDatabase.ts';
 import { createLogger } from './logger.ts';
 import { closeServer, listen } from './http/listen.ts';
 import { PHOENIX_API_LEVEL } from './serverVersion.ts';
-import { createSpanSink } from './spanSink.ts';
+import { createSpanSink } from './createSpanSink.ts';
 
 export type BuildOptions = {
   readonly logger?: Logger;
@@ -60,24 +68,40 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
   if (!options.database) closers.push(() => database.close());
   try {
     await migrate(database.pool, allMigrations());
-    const store = createConfiguredEventStore(config, database.pool);
+    const metrics = createMetrics();
+    const store = metrics.instrumentStore(createConfiguredEventStore(config, database.pool));
     const identity = createIdentity(config, { passwordCost: options.passwordCost });
+    for (const warning of identity.warnings) logger.warn(warning);
     const liveModels: LiveModel[] = [identity.liveModel];
     const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger });
     await runner.start();
     closers.unshift(() => runner.stop());
+    const lag = createLagMonitor({
+      db: database.pool,
+      runner,
+      onError: (error) => logger.debug({ err: error }, 'projection lag sample failed'),
+    });
+    closers.unshift(async () => lag.stop());
+    metrics.watchLag(lag);
+    // A read model stopped at a poison event must not keep the server from starting: it is
+    // reported by /readyz and the log (the live auth state has the events when this is thrown).
+    const unlessStopped = (error: unknown) => {
+      if (!(error instanceof ProjectionStoppedError)) throw error;
+    };
     if (config.auth.enabled) {
       const bootstrapped = await bootstrapIdentity({ store, passwords: identity.services.passwords, auth: config.auth, logger });
       // The auth state must know the system user before the first request.
-      if (bootstrapped !== null) await runner.waitFor(bootstrapped, 30_000);
+      if (bootstrapped !== null) await runner.waitFor(bootstrapped, 30_000).catch(unlessStopped);
       // Sessions and keys revoked while this process was down must not be honoured after it starts:
       // apply what the log holds before serving (bounded, so a large backlog only delays readiness).
-      await runner.waitFor(await store.headPosition(), 10_000).catch(() => logger.warn('auth state still catching up with the event log'));
+      await runner.waitFor(await store.headPosition(), 10_000).catch((error: unknown) => {
+        if (!(error instanceof ProjectionStoppedError)) logger.warn('auth state still catching up with the event log');
+      });
     }
 
     // A fresh server lists its default project, as Phoenix does, before any span arrives.
     const defaultProject = await ensureProject(store, config.projects.defaultName, { actor: 'system', requestId: null });
-    if (defaultProject.created) await runner.waitFor(defaultProject.created, 30_000);
+    if (defaultProject.created) await runner.waitFor(defaultProject.created, 30_000).catch(unlessStopped);
 
     const stopAnalyze = startAnalyzeLoop(database.pool, logger);
     closers.unshift(async () => stopAnalyze());
@@ -99,11 +123,47 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       authenticate: authenticator.authenticate,
       identity: identity.services,
       isDraining: () => draining,
+      metrics,
+      lag,
+      playground: config.playground,
     };
-    const sink: SpanSink<Principal | null> = createSpanSink(store);
-    const budget = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: 512 * 1024 * 1024 });
-    const otlp = otlpRoutes(deps, { sink, budget });
-    const app = createApp(deps, [...allRoutes(deps), ...otlp]);
+    const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));
+    const inFlight = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: config.http.otlpMaxInFlightBytes });
+    const budget = gateBudgetOnLag(
+      countBudgetRefusals(inFlight, () => metrics.ingestRefused('in_flight_budget')),
+      {
+        maxLagSeconds: config.http.otlpMaxProjectionLagSeconds,
+        lagSeconds: lag.runningLagSeconds,
+        onRefused: () => metrics.ingestRefused('projection_lag'),
+        onChange: (closed, seconds) =>
+          closed
+            ? logger.warn(
+                { lagSeconds: seconds },
+                `projections trail ingest by ${Math.round(seconds)} s: refusing exports until they catch up (SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS)`,
+              )
+            : logger.info({ lagSeconds: seconds }, 'projections caught up: accepting exports again'),
+      },
+    );
+    // One decoding thread: with the main thread that makes two busy cores, what small hosts have.
+    // Its heap limit fits a 50,000-span request (~450 MiB decoded) and a 64 MiB body of realistic
+    // spans (<256 MiB); a body of hundreds of thousands of tiny spans gets 413 instead of the RAM.
+    // Bodies under 4 MiB (an SDK batch of 512 LLM spans is ~2.5 MB) decode inline in well under
+    // 100 ms: the round trip to the worker would cost them more CPU than it saves latency.
+    const decoder = createExportDecoder({ workers: 1, offThreadFromBytes: 4 * 1024 * 1024, maxHeapMb: 768 });
+    closers.unshift(() => decoder.close());
+    const pace = {
+      timeoutMs: config.http.otlpBodyTimeoutSeconds * 1000,
+      minBytesPerSecond: config.http.otlpMinBodyBytesPerSecond,
+      graceMs: 5000,
+    };
+    const otlp = otlpRoutes(deps, { sink, budget, decoder, pace });
+    // The web UI last: its page paths never shadow an API route.
+    const ui = uiRoutes(deps, {
+      distDir: fileURLToPath(new URL('../ui/dist', import.meta.url)),
+      managementUrl: config.auth.managementUrl,
+      managementAdmins: config.auth.admins.map((admin) => admin.email),
+    });
+    const app = createApp(deps, [...allRoutes(deps), ...metricsRoutes(metrics), ...otlp, ...ui]);
     // The dedicated OTLP port serves /v1/traces at its root, whatever the UI's root path.
     const otlpApp = createApp({ ...deps, settings: { ...deps.settings, rootPath: '' } }, [...healthRoutes(deps), ...otlp]);
 
@@ -116,6 +176,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       port: config.http.grpcPort,
       sink,
       budget,
+      decoder,
       maxRequestBytes: config.http.maxRequestBytes,
       defaultProjectName: config.projects.defaultName,
       authenticate: grpcAuthenticate(authenticator),

@@ -62,6 +62,28 @@ const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 0, max: 1 },
   },
   {
+    words: ['projections', 'skip'],
+    module: 'projectionsSkip',
+    arguments: 'NAME --event POSITION [--reason TEXT]',
+    summary: 'record in the log that read model NAME does without the event at POSITION it cannot apply (rebuilds skip it too)',
+    options: { event: { type: 'string' }, reason: { type: 'string' } },
+    positionals: { min: 1, max: 1 },
+    check: (values) =>
+      typeof values.event !== 'string'
+        ? '--event POSITION is required (the tx:seq that "loupe projections status" shows)'
+        : /^\d+:\d+$/.test(values.event)
+          ? null
+          : `--event must be a position such as 1234:56, as "loupe projections status" shows it (got ${JSON.stringify(values.event)})`,
+  },
+  {
+    words: ['projections', 'retry'],
+    module: 'projectionsRetry',
+    arguments: 'NAME',
+    summary: 'try a stopped read model again now (after a fix or a skip) and catch it up with the log',
+    options: {},
+    positionals: { min: 1, max: 1 },
+  },
+  {
     words: ['events', 'export'],
     module: 'eventsExport',
     arguments: '[--stream S] [--type T] [--from ISO] [--to ISO]',
@@ -121,9 +143,7 @@ const parseCommand = (argv: readonly string[]): Parsed => {
   if (first === '-v' || first === '-V' || first === '--version') return { kind: 'print', text: version() };
 
   const explicit = first !== undefined && !first.startsWith('-');
-  const spec = explicit
-    ? COMMANDS.find((candidate) => candidate.words.every((word, i) => argv[i] === word))
-    : COMMANDS[0];
+  const spec = explicit ? COMMANDS.find((candidate) => candidate.words.every((word, i) => argv[i] === word)) : COMMANDS[0];
   if (spec === undefined) {
     const family = COMMANDS.filter((candidate) => candidate.words[0] === first);
     const message =

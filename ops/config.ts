@@ -1,6 +1,12 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { LdapSettings } from '../api/identity/ldap/ldapSettings.ts';
+import type { OAuth2ProviderSettings } from '../api/identity/oauth2/oauth2Settings.ts';
+import type { PlaygroundSettings } from '../api/rest/playground/playgroundSettings.ts';
+import { PLAYGROUND_PROVIDERS } from '../domain/playground/playgroundProvider.ts';
 import { isValidEmail, normaliseEmail } from '../domain/identity/email.ts';
+import { readLdap } from './config/ldapConfig.ts';
+import { readOAuth2Providers } from './config/oauth2Config.ts';
 
 /**
  * Every `SERVICE_*` variable, read and validated once. This is the only module that reads the
@@ -29,7 +35,20 @@ export interface HttpConfig {
   readonly rootPath: string;
   /** The browser-facing URL without a trailing slash, or null when unset. */
   readonly rootUrl: string | null;
+  /**
+   * `SERVICE_TRUST_PROXY`: believe X-Forwarded-Proto/Host/For (only behind a proxy that sets
+   * them). Off, any client could name the host that reset links point at.
+   */
+  readonly trustProxy: boolean;
   readonly maxRequestBytes: number;
+  /** OTLP bodies held in memory at once, all receivers together (inflated bytes, counted as they arrive). */
+  readonly otlpMaxInFlightBytes: number;
+  /** The whole OTLP/HTTP request body must arrive within this. */
+  readonly otlpBodyTimeoutSeconds: number;
+  /** After the first 5 s, an OTLP/HTTP body arriving slower than this on average is refused (408). */
+  readonly otlpMinBodyBytesPerSecond: number;
+  /** Past this projection lag (age of the oldest span not yet visible), exports are refused with 503/RESOURCE_EXHAUSTED; 0 = never. */
+  readonly otlpMaxProjectionLagSeconds: number;
 }
 
 export interface DatabaseConfig {
@@ -86,6 +105,12 @@ export interface Config {
   readonly auth: AuthConfig;
   /** null when SERVICE_SMTP_HOSTNAME is unset: no email is sent. */
   readonly smtp: SmtpConfig | null;
+  /** `SERVICE_OAUTH2_<IDP>_*` providers, sorted by name (ops/config/oauth2Config.ts). */
+  readonly oauth2: readonly OAuth2ProviderSettings[];
+  /** null when SERVICE_LDAP_HOST is unset (ops/config/ldapConfig.ts). */
+  readonly ldap: LdapSettings | null;
+  /** `SERVICE_PLAYGROUND_TIMEOUT_SECONDS` and the providers' own key variables (`OPENAI_API_KEY`, ...). */
+  readonly playground: PlaygroundSettings;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -97,6 +122,10 @@ export const DEFAULTS = Object.freeze({
   projectName: 'default',
   logLevel: 'info' as LogLevel,
   maxRequestBytes: 64 * 1024 * 1024,
+  otlpMaxInFlightBytes: 256 * 1024 * 1024,
+  otlpBodyTimeoutSeconds: 60,
+  otlpMinBodyBytesPerSecond: 16 * 1024,
+  otlpMaxProjectionLagSeconds: 30,
   defaultAdminInitialPassword: 'admin',
   bruteForceMaxAttempts: 5,
   accessTokenExpiryMinutes: 10,
@@ -104,6 +133,7 @@ export const DEFAULTS = Object.freeze({
   passwordResetTokenExpiryMinutes: 15,
   smtpPort: { starttls: 587, tls: 465, none: 587 } as Readonly<Record<SmtpTlsMode, number>>,
   smtpMailFrom: 'noreply@localhost',
+  playgroundTimeoutSeconds: 60,
 });
 
 export interface ConfigProblem {
@@ -128,14 +158,7 @@ const TRUE = new Set(['true', '1', 'yes']);
 const FALSE = new Set(['false', '0', 'no']);
 const BOOLEAN_RULE = 'must be true or false (1/0 and yes/no are accepted too)';
 const SQL_URL_SCHEMES = new Set(['postgres:', 'postgresql:']);
-const EVENTSTORE_URL_SCHEMES = new Set([
-  'esdb:',
-  'esdb+discover:',
-  'kurrentdb:',
-  'kurrentdb+discover:',
-  'kdb:',
-  'kdb+discover:',
-]);
+const EVENTSTORE_URL_SCHEMES = new Set(['esdb:', 'esdb+discover:', 'kurrentdb:', 'kurrentdb+discover:', 'kdb:', 'kdb+discover:']);
 
 /** Echoes a non-secret value in a problem message. */
 const quote = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
@@ -267,8 +290,7 @@ const expandHome = (value: string, env: Env): string => {
 };
 
 /** Relative paths resolve against the current directory; `~` against the home directory. */
-const readWorkingDir = (r: Reader, env: Env): string =>
-  resolve(expandHome(r.string('SERVICE_WORKING_DIR', DEFAULTS.workingDir), env));
+const readWorkingDir = (r: Reader, env: Env): string => resolve(expandHome(r.string('SERVICE_WORKING_DIR', DEFAULTS.workingDir), env));
 
 const ROOT_PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/;
 
@@ -348,9 +370,7 @@ const readAdmins = (r: Reader): AdminEntry[] => {
 const hasExternalLogin = (env: Env): boolean =>
   Object.entries(env).some(
     ([name, value]) =>
-      value !== undefined &&
-      value.trim() !== '' &&
-      (name === 'SERVICE_LDAP_HOST' || /^SERVICE_OAUTH2_\w+_CLIENT_ID$/.test(name)),
+      value !== undefined && value.trim() !== '' && (name === 'SERVICE_LDAP_HOST' || /^SERVICE_OAUTH2_\w+_CLIENT_ID$/.test(name)),
   );
 
 const readAuth = (r: Reader, env: Env): AuthConfig => {
@@ -385,10 +405,7 @@ const readAuth = (r: Reader, env: Env): AuthConfig => {
     adminSecret,
     useSecureCookies: r.boolean('SERVICE_USE_SECURE_COOKIES', false),
     csrfTrustedOrigins: readCsrfOrigins(r),
-    defaultAdminInitialPassword: r.string(
-      'SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD',
-      DEFAULTS.defaultAdminInitialPassword,
-    ),
+    defaultAdminInitialPassword: r.string('SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD', DEFAULTS.defaultAdminInitialPassword),
     strongPasswordPolicy: r.boolean('SERVICE_ENABLE_STRONG_PASSWORD_POLICY', false),
     bruteForce: {
       enabled: !r.boolean('SERVICE_DISABLE_BRUTE_FORCE_LOGIN_PROTECTION', false),
@@ -423,13 +440,7 @@ const readMailFrom = (r: Reader): string => {
 const readSmtp = (r: Reader): SmtpConfig | null => {
   const hostname = r.raw('SERVICE_SMTP_HOSTNAME');
   const tlsMode = r.oneOf('SERVICE_SMTP_TLS_MODE', SMTP_TLS_MODES, 'starttls');
-  const port = r.integer(
-    'SERVICE_SMTP_PORT',
-    DEFAULTS.smtpPort[tlsMode],
-    1,
-    65535,
-    'must be an integer from 1 to 65535',
-  );
+  const port = r.integer('SERVICE_SMTP_PORT', DEFAULTS.smtpPort[tlsMode], 1, 65535, 'must be an integer from 1 to 65535');
   const validateCerts = r.boolean('SERVICE_SMTP_VALIDATE_CERTS', true);
   const mailFrom = readMailFrom(r);
   if (hostname === undefined) return null;
@@ -466,7 +477,22 @@ export const loadConfig = (env: Env = process.env): Config => {
     otlpHttpPort: r.port('SERVICE_OTLP_HTTP_PORT', DEFAULTS.otlpHttpPort),
     rootPath: readRootPath(r),
     rootUrl: r.httpUrl('SERVICE_ROOT_URL'),
+    trustProxy: r.boolean('SERVICE_TRUST_PROXY', false),
     maxRequestBytes: r.integer('SERVICE_MAX_REQUEST_BYTES', DEFAULTS.maxRequestBytes, 1024, 2 ** 31 - 1),
+    otlpMaxInFlightBytes: r.integer(
+      'SERVICE_OTLP_MAX_IN_FLIGHT_BYTES',
+      DEFAULTS.otlpMaxInFlightBytes,
+      1024 * 1024,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    otlpBodyTimeoutSeconds: r.integer('SERVICE_OTLP_BODY_TIMEOUT_SECONDS', DEFAULTS.otlpBodyTimeoutSeconds, 1, 3600),
+    otlpMinBodyBytesPerSecond: r.integer(
+      'SERVICE_OTLP_MIN_BODY_BYTES_PER_SECOND',
+      DEFAULTS.otlpMinBodyBytesPerSecond,
+      0,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    otlpMaxProjectionLagSeconds: r.integer('SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS', DEFAULTS.otlpMaxProjectionLagSeconds, 0, 86_400),
   };
   const ports: Array<[string, number]> = [
     ['SERVICE_PORT', http.port],
@@ -488,14 +514,31 @@ export const loadConfig = (env: Env = process.env): Config => {
     ),
   };
 
+  const auth = readAuth(r, env);
   const config: Config = {
     http,
     database,
     log: { level: r.oneOf('SERVICE_LOG_LEVEL', LOG_LEVELS, DEFAULTS.logLevel) },
     projects: { defaultName: r.string('SERVICE_PROJECT_NAME', DEFAULTS.projectName) },
-    auth: readAuth(r, env),
+    auth,
     smtp: readSmtp(r),
+    oauth2: readOAuth2Providers(r, env),
+    ldap: readLdap(r, { hasAdmins: auth.admins.length > 0 }),
+    playground: {
+      timeoutSeconds: r.integer('SERVICE_PLAYGROUND_TIMEOUT_SECONDS', DEFAULTS.playgroundTimeoutSeconds, 1, 3600),
+      // The providers' own variable names, as their SDKs and Phoenix read them (not SERVICE_*): a
+      // server already set up for an SDK needs nothing more. Stored secrets take precedence.
+      environmentKeys: Object.fromEntries(
+        PLAYGROUND_PROVIDERS.map((p) => [`${p}_API_KEY`, env[`${p}_API_KEY`]?.trim() ?? ''] as const).filter(([, v]) => v !== ''),
+      ),
+    },
   };
+  // External sign-in ends in our own session cookies: without auth there is nothing to sign in to.
+  if (!auth.enabled) {
+    for (const p of config.oauth2)
+      r.problem(`SERVICE_OAUTH2_${p.name.toUpperCase()}_CLIENT_ID`, 'OAuth2 sign-in needs SERVICE_ENABLE_AUTH=true');
+    if (config.ldap !== null) r.problem('SERVICE_LDAP_HOST', 'LDAP sign-in needs SERVICE_ENABLE_AUTH=true');
+  }
 
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return deepFreeze(config);
@@ -527,4 +570,6 @@ export const redactConfig = (config: Config): Config =>
       defaultAdminInitialPassword: REDACTED,
     },
     smtp: config.smtp === null ? null : { ...config.smtp, password: REDACTED },
+    oauth2: config.oauth2.map((p) => ({ ...p, clientSecret: p.clientSecret === null ? null : REDACTED })),
+    ldap: config.ldap === null ? null : { ...config.ldap, bindPassword: config.ldap.bindPassword === null ? null : REDACTED },
   });

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { Mailer } from '../api/auth/mailer.ts';
+import type { Mailer } from '../api/identity/mailer.ts';
 import type { SmtpConfig } from './config.ts';
 
 /** Mail over SMTP with the configured TLS mode: STARTTLS required, implicit TLS, or plaintext (tests). */

@@ -11,4 +11,6 @@ export type LiveModel = {
   readonly name: string;
   readonly load: (db: CommonQueryMethods) => Promise<void>;
   readonly apply: (events: readonly StoredEvent[]) => void;
+  /** The read models whose tables `load` reads (feeding resumes at the earliest of their checkpoints); absent: all. */
+  readonly loadsFrom?: readonly string[];
 };

@@ -62,6 +62,9 @@ export const migrate = async (pool: DatabasePool, migrations: readonly Migration
   }
   return pool.transaction(async (tx) => {
     await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(7305001)`);
+    // A migration that rewrites a big table (filling a new column over a million spans) takes
+    // minutes; the pool's per-statement timeout is for requests, not for this one transaction.
+    await tx.query(sql.unsafe`SET LOCAL statement_timeout = 0`);
     await tx.query(sql.unsafe`CREATE TABLE IF NOT EXISTS schema_migrations (
       id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const applied = new Set(await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM schema_migrations`));

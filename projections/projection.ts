@@ -13,4 +13,9 @@ export type Projection = {
   readonly tables: readonly string[];
   readonly migrations: readonly Migration[];
   readonly apply: (tx: DatabaseTransactionConnection, events: readonly StoredEvent[]) => Promise<void>;
+  /**
+   * The event types `apply` reads, when known. Only used while this read model is stopped: a
+   * read-your-writes wait for an event of another type does not fail because of it. Absent: any.
+   */
+  readonly eventTypes?: readonly string[];
 };

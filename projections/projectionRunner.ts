@@ -2,17 +2,56 @@ import { sql, type DatabasePool, type DatabaseTransactionConnection } from 'slon
 import { z } from 'zod';
 import type { EventStore, Position, StoredEvent } from '../domain/eventstore/types.ts';
 import { comparePosition, START } from '../domain/eventstore/types.ts';
+import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operations/projectionEventSkipped.ts';
 import type { LiveModel } from './liveModel.ts';
 import type { Projection } from './projection.ts';
+import { DEFAULT_BATCH_BYTES, readBatch } from './readBatch.ts';
+import { cleanRebuildLeftovers } from './rebuildLeftovers.ts';
+import {
+  clearStop,
+  describeStop,
+  isConnectionProblem,
+  recordStop,
+  STOP_COLUMNS,
+  stopAt,
+  stopColumns,
+  stopFromRow,
+  type ProjectionStop,
+} from './projectionStop.ts';
 
 export class ProjectionTimeoutError extends Error {
-  readonly code = 'projection_timeout';
+  readonly code: string = 'projection_timeout';
   constructor(target: Position) {
     super(`read models did not reach position ${target.tx}:${target.seq} in time`);
   }
 }
 
-export type RunnerLogger = { error: (obj: object, msg: string) => void };
+/**
+ * A read-your-writes wait that cannot succeed: a read model the change needs is stopped at an
+ * event it cannot apply. It answers 503 at once (naming the read model) instead of hanging; it is
+ * a ProjectionTimeoutError so callers that tolerate a lagging read model tolerate this too.
+ */
+export class ProjectionStoppedError extends ProjectionTimeoutError {
+  override readonly code = 'projection_stopped';
+  readonly status = 503;
+  readonly expose = true;
+  readonly headers = { 'retry-after': '30' };
+  constructor(
+    readonly stop: ProjectionStop,
+    target: Position,
+  ) {
+    super(target);
+    this.message =
+      `The change is stored, but the "${stop.projection}" read model is stopped at event ${stop.event.position} ` +
+      `(${stop.event.type}) and cannot show it until an operator acts; see "loupe projections status".`;
+  }
+}
+
+export type RunnerLogger = {
+  error: (obj: object, msg: string) => void;
+  warn?: (obj: object, msg: string) => void;
+  info?: (obj: object, msg: string) => void;
+};
 
 export type ProjectionRunnerOptions = {
   readonly store: EventStore;
@@ -20,22 +59,42 @@ export type ProjectionRunnerOptions = {
   readonly projections: readonly Projection[];
   readonly liveModels?: readonly LiveModel[];
   readonly batchSize?: number;
+  /** Bytes of event data per batch (at least one event); DEFAULT_BATCH_BYTES unless given, Infinity = count only. */
+  readonly batchBytes?: number;
   /** How long to sleep when the log has nothing new (a waitFor wakes the loop early). */
   readonly idleMs?: number;
+  /** First and longest pause between attempts on a stopped read model (doubling in between). */
+  readonly retryMs?: { readonly first: number; readonly max: number };
   readonly logger?: RunnerLogger;
+};
+
+/** One read model as this process sees it. */
+export type ProjectionState = {
+  readonly name: string;
+  readonly position: Position;
+  /** Set while it waits at an event it could not apply; the others keep going. */
+  readonly stop: ProjectionStop | null;
 };
 
 export type ProjectionRunner = {
   /** Loads live models and starts the catch-up loop; resolves once the loop is running. */
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Resolves when every read model has applied the event at `target` (read-your-writes). */
+  /**
+   * Resolves when every read model has applied the event at `target` (read-your-writes). Rejects
+   * with ProjectionStoppedError as soon as a stopped read model that reads that event's type
+   * stands in the way, and with ProjectionTimeoutError after `timeoutMs`.
+   */
   waitFor(target: Position, timeoutMs?: number): Promise<void>;
-  /** Position up to which this process has applied the log. */
+  /** Position up to which this process has applied the log (live models and running read models). */
   position(): Position;
-  /** Applies everything visible now, then returns (CLI and tests). */
+  /** Each read model's position in this process and, if stopped, where and why. */
+  projections(): ProjectionState[];
+  /** Tries a stopped read model again now instead of at its next scheduled attempt. */
+  retry(name: string): void;
+  /** Applies everything visible now (except to stopped read models), then returns (CLI and tests). */
   catchUp(): Promise<void>;
-  /** Last loop error, if the loop is failing (for readiness). */
+  /** Last loop error, if the loop as a whole is failing (database unreachable; for readiness). */
   lastError(): Error | null;
 };
 
@@ -47,75 +106,305 @@ export const ensureCheckpoints = async (db: DatabasePool | DatabaseTransactionCo
   }
 };
 
+/** Which events a read model leaves out by an operator's decision (`loupe projections skip`). */
+export type SkipRule = (projection: string, event: StoredEvent) => boolean;
+
+const after = (events: readonly StoredEvent[], position: Position) => events.filter((e) => comparePosition(e.position, position) > 0);
+
 /**
- * Applies one batch to every projection in ONE transaction with their checkpoints. The checkpoint
- * rows are locked first and re-read: that fences a second process (or a rebuild swap) that
- * applied the same events meanwhile, so nothing is applied twice and no checkpoint goes back.
+ * Applies a batch to the given projections in one transaction with their checkpoints, and returns
+ * each one's checkpoint afterwards. The checkpoint rows are locked first and re-read: that fences a
+ * second process (or a rebuild swap) that applied the same events meanwhile, so nothing is applied
+ * twice and no checkpoint goes back. Skipped events are not applied but the checkpoint passes them.
  */
 export const applyBatch = async (
   tx: DatabaseTransactionConnection,
   projections: readonly Projection[],
   events: readonly StoredEvent[],
-): Promise<void> => {
+  skip: SkipRule = () => false,
+): Promise<Map<string, Position>> => {
   const rows = await tx.any(sql.type(checkpointRow)`
     SELECT name, tx, seq FROM projection_checkpoints
-    WHERE name = ANY(${sql.array(projections.map((p) => p.name), 'text')}) ORDER BY name FOR UPDATE`);
+    WHERE name = ANY(${sql.array(
+      projections.map((p) => p.name),
+      'text',
+    )}) ORDER BY name FOR UPDATE`);
   const checkpoints = new Map(rows.map((r) => [r.name, { tx: r.tx, seq: r.seq }]));
+  const reached = new Map<string, Position>();
   for (const projection of projections) {
     const from = checkpoints.get(projection.name) ?? START;
-    const fresh = events.filter((e) => comparePosition(e.position, from) > 0);
+    const fresh = after(events, from);
+    reached.set(projection.name, from);
     if (fresh.length === 0) continue;
-    await projection.apply(tx, fresh);
+    const applied = fresh.filter((e) => !skip(projection.name, e));
+    if (applied.length > 0) await projection.apply(tx, applied);
     const last = fresh[fresh.length - 1]!.position;
     await tx.query(sql.unsafe`
       INSERT INTO projection_checkpoints (name, tx, seq, updated_at) VALUES (${projection.name}, ${last.tx}, ${last.seq}, now())
       ON CONFLICT (name) DO UPDATE SET tx = excluded.tx, seq = excluded.seq, updated_at = now()`);
+    reached.set(projection.name, last);
   }
+  return reached;
 };
 
+const earliest = (positions: readonly Position[]): Position =>
+  positions.reduce((a, b) => (comparePosition(a, b) <= 0 ? a : b), positions[0] ?? START);
+
+type Lane = {
+  readonly projection: Projection;
+  /** Everything up to here is applied (as far as this process knows; the database row is the truth). */
+  checkpoint: Position;
+  stop: ProjectionStop | null;
+  retryAt: number;
+  retryDelay: number;
+};
+
+type Waiter = {
+  readonly target: Position;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+  /** The type of the event at `target`: undefined = not looked up yet, null = unknown. */
+  eventType: string | null | undefined;
+  lookingUp: boolean;
+};
+
+/**
+ * Keeps every read model and live model fed from the log. Each read model has its own checkpoint.
+ * A batch goes to all running ones in one transaction (as fast as a single checkpoint was), and
+ * only when that fails to each on its own, then event by event, so that one meeting an event it
+ * cannot apply stops there alone. The stop is recorded (log, checkpoint row, readiness) and retried
+ * with a growing pause; the event is never skipped by the runner itself, because a rebuild would
+ * apply it again (rebuild = live). It moves on when the cause is fixed, or when an operator records
+ * a skip decision in the log (`loupe projections skip`), which a rebuild honours the same way.
+ */
 export const createProjectionRunner = (options: ProjectionRunnerOptions): ProjectionRunner => {
-  const { store, pool, projections } = options;
+  const { store, pool, projections, logger } = options;
   const liveModels = options.liveModels ?? [];
   // One SpansIngested event of 512 LLM spans is ~2.5 MB of JSON: keep a batch's memory bounded.
   const batchSize = options.batchSize ?? 20;
+  // ...and by bytes: 20 events of 2,000 spans each would be ~200 MB of JSON, over 1 GB in memory.
+  const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
+  const read = (from: Position) => readBatch(pool, store, from, batchSize, batchBytes);
   const idleMs = options.idleMs ?? 100;
-  let position: Position = START;
+  const retryFirst = options.retryMs?.first ?? 1000;
+  const retryMax = options.retryMs?.max ?? 30_000;
+  const lanes: Lane[] = projections.map((projection) => ({
+    projection,
+    checkpoint: START,
+    stop: null,
+    retryAt: 0,
+    retryDelay: retryFirst,
+  }));
+  /** Where the main reader is: the live models and the pack of running read models have seen the log up to here. */
+  let readPosition: Position = START;
+  let skips = new Map<string, Set<string>>();
   let running = false;
   let loopDone: Promise<void> = Promise.resolve();
   let wake: (() => void) | null = null;
   let lastError: Error | null = null;
-  let waiters: Array<{ target: Position; resolve: () => void }> = [];
+  let waiters: Waiter[] = [];
+
+  const skipRule: SkipRule = (name, event) => skips.get(name)?.has(event.id) ?? false;
+  const refreshSkips = async () => {
+    skips = foldSkipDecisions(await store.readStream(PROJECTION_DECISIONS_STREAM));
+  };
+
+  const lookUpType = (w: Waiter) => {
+    if (w.lookingUp) return;
+    w.lookingUp = true;
+    // Positions are (tx, seq) with integer seq: the first event after (tx, seq - 1) is the one at target, if any.
+    store.readAll({ tx: w.target.tx, seq: w.target.seq - 1n }, 1).then(
+      ([event]) => {
+        w.eventType = event && comparePosition(event.position, w.target) === 0 ? event.type : null;
+        settleWaiters();
+      },
+      () => {
+        w.eventType = null;
+        settleWaiters();
+      },
+    );
+  };
+
+  const judge = (w: Waiter): 'wait' | 'done' | Error => {
+    if (liveModels.length > 0 && comparePosition(readPosition, w.target) < 0) return 'wait';
+    const behind = lanes.filter((l) => comparePosition(l.checkpoint, w.target) < 0);
+    if (behind.length === 0) return 'done';
+    // Stopped, or resumed and catching up on its own: such a read model only matters to this
+    // wait if it reads the type of the event waited for.
+    const recovering = behind.filter((l) => l.stop !== null || comparePosition(l.checkpoint, readPosition) < 0);
+    if (recovering.length === 0) return 'wait';
+    if (w.eventType === undefined) {
+      lookUpType(w);
+      return 'wait';
+    }
+    const type = w.eventType;
+    const reads = (l: Lane) => type === null || !l.projection.eventTypes || l.projection.eventTypes.includes(type);
+    const stopped = recovering.find((l) => l.stop !== null && reads(l));
+    if (stopped) return new ProjectionStoppedError(stopped.stop!, w.target);
+    return behind.some((l) => !recovering.includes(l) || reads(l)) ? 'wait' : 'done';
+  };
 
   const settleWaiters = () => {
     waiters = waiters.filter((w) => {
-      if (comparePosition(position, w.target) < 0) return true;
-      w.resolve();
+      const verdict = judge(w);
+      if (verdict === 'wait') return true;
+      if (verdict === 'done') w.resolve();
+      else w.reject(verdict);
       return false;
     });
   };
 
+  /** Applies `events` to the given read models in one transaction and notes where each got to. */
+  const applyTo = async (targets: readonly Lane[], events: readonly StoredEvent[]) => {
+    const reached = await pool.transaction((tx) =>
+      applyBatch(
+        tx,
+        targets.map((l) => l.projection),
+        events,
+        skipRule,
+      ),
+    );
+    for (const lane of targets) {
+      const at = reached.get(lane.projection.name);
+      if (at && comparePosition(at, lane.checkpoint) > 0) lane.checkpoint = at;
+    }
+  };
+
+  /** A lost connection is not the event's fault: rethrow it so the whole loop retries later. */
+  const rethrowIfDatabaseDown = async (error: unknown) => {
+    if (!isConnectionProblem(error)) return;
+    const reachable = await pool.oneFirst(sql.unsafe`SELECT 1`).then(
+      () => true,
+      () => false,
+    );
+    if (!reachable) throw error;
+  };
+
+  const stopLane = async (lane: Lane, event: StoredEvent, error: unknown) => {
+    const stop = stopAt(lane.projection.name, event, error);
+    const again = lane.stop?.event.id === stop.event.id;
+    if (again) {
+      // Same event, same verdict: keep quiet (the first stop was logged), wait longer next time.
+      lane.retryDelay = Math.min(lane.retryDelay * 2, retryMax);
+      if (lane.stop!.error !== stop.error) {
+        lane.stop = { ...stop, since: lane.stop!.since };
+        await recordStop(pool, lane.stop).catch(() => undefined);
+      }
+    } else {
+      lane.stop = stop;
+      lane.retryDelay = retryFirst;
+      // The reason as described (message and SQLSTATE), not the error object: driver errors carry
+      // the statement's bound values and the constraint detail, i.e. row data.
+      logger?.error(
+        { projection: stop.projection, event: stop.event, reason: stop.error },
+        `projection stopped: ${describeStop(stop)}. Other read models and ingest carry on; it is retried with backoff. ` +
+          `If the event can never apply, see "loupe projections skip".`,
+      );
+      await recordStop(pool, stop).catch(() => undefined);
+    }
+    lane.retryAt = Date.now() + lane.retryDelay;
+    settleWaiters();
+  };
+
+  /**
+   * Applies `events` to one read model. When the batch fails, applies them one at a time (each
+   * committed) to find the event that fails, and stops the read model there. False if it stopped.
+   */
+  const advance = async (lane: Lane, events: readonly StoredEvent[]): Promise<boolean> => {
+    const fresh = after(events, lane.checkpoint);
+    if (fresh.length === 0) return true;
+    try {
+      await applyTo([lane], fresh);
+      return true;
+    } catch (error) {
+      await rethrowIfDatabaseDown(error);
+    }
+    for (const event of fresh) {
+      try {
+        await applyTo([lane], [event]);
+      } catch (error) {
+        await rethrowIfDatabaseDown(error);
+        await stopLane(lane, event, error);
+        return false;
+      }
+    }
+    return true;
+  };
+
+  const retryDue = async () => {
+    for (const lane of lanes) {
+      if (!lane.stop || Date.now() < lane.retryAt) continue;
+      const was = lane.stop;
+      await refreshSkips();
+      // Read from this read model's own checkpoint: it is behind the others.
+      const events = await read(lane.checkpoint);
+      if (!(await advance(lane, events))) continue;
+      // The record first: whoever sees it running in memory also finds the record gone.
+      await clearStop(pool, lane.projection.name);
+      lane.stop = null;
+      lane.retryDelay = retryFirst;
+      logger?.info?.(
+        { projection: was.projection, event: was.event },
+        `projection ${was.projection} resumed past event ${was.event.position}`,
+      );
+    }
+  };
+
   /** Reads and applies one batch; returns how many events it saw. */
   const step = async (): Promise<number> => {
-    const events = await store.readAll(position, batchSize);
-    if (events.length === 0) return 0;
-    await pool.transaction((tx) => applyBatch(tx, projections, events));
-    for (const model of liveModels) model.apply(events);
-    position = events[events.length - 1]!.position;
+    // The pack: running read models at the main reader's position. One read of the log feeds
+    // them and the live models.
+    const pack = lanes.filter((l) => !l.stop && comparePosition(l.checkpoint, readPosition) >= 0);
+    const events = liveModels.length > 0 || pack.length > 0 ? await read(readPosition) : [];
+    if (events.length > 0) {
+      // A skip decision just taken (by an operator, possibly in another process): try at once.
+      const decided = foldSkipDecisions(events);
+      foldSkipDecisions(events, skips);
+      for (const lane of lanes) if (lane.stop && decided.has(lane.projection.name)) lane.retryAt = 0;
+      // All together in one transaction, as long as every one of them can apply the batch; when
+      // that fails, each on its own (and then event by event) to stop only the one that cannot.
+      try {
+        await applyTo(pack, events);
+      } catch (error) {
+        await rethrowIfDatabaseDown(error);
+        for (const lane of pack) await advance(lane, events);
+      }
+      for (const model of liveModels) model.apply(events);
+      readPosition = events[events.length - 1]!.position;
+    }
+    // A read model that resumed after a stop is behind the pack: it catches up on reads of its
+    // own, a batch per step, so the others (and read-your-writes on them) never wait for it.
+    let caughtUp = 0;
+    for (const lane of lanes) {
+      if (lane.stop || pack.includes(lane) || comparePosition(lane.checkpoint, readPosition) >= 0) continue;
+      const own = await read(lane.checkpoint);
+      caughtUp += own.length;
+      await advance(lane, own);
+    }
+    await retryDue();
     settleWaiters();
-    return events.length;
+    return events.length + caughtUp;
   };
+
+  const position = () => earliest([readPosition, ...lanes.filter((l) => !l.stop).map((l) => l.checkpoint)]);
+  /** Live models and every running read model have reached `head`. */
+  const reached = (head: Position) =>
+    (liveModels.length === 0 || comparePosition(readPosition, head) >= 0) &&
+    lanes.every((l) => l.stop !== null || comparePosition(l.checkpoint, head) >= 0);
 
   const loop = async () => {
     let backoff = idleMs;
     while (running) {
       try {
         const seen = await step();
+        if (lastError) logger?.info?.({}, 'projection runner recovered');
         lastError = null;
         backoff = idleMs;
         if (seen > 0) continue;
       } catch (error) {
+        // Logged when it starts or changes, not on every retry of the same outage.
+        if (lastError?.message !== (error as Error).message) logger?.error({ err: error }, 'projection batch failed; retrying');
         lastError = error as Error;
-        options.logger?.error({ err: error }, 'projection batch failed; retrying');
         backoff = Math.min(backoff * 2, 5000);
       }
       if (!running) break;
@@ -130,21 +419,52 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
     }
   };
 
+  const stopRow = checkpointRow.extend(stopColumns.shape);
+
   const load = async () => {
-    await ensureCheckpoints(pool, projections.map((p) => p.name));
+    await ensureCheckpoints(
+      pool,
+      projections.map((p) => p.name),
+    );
     await pool.transaction(async (tx) => {
       // One snapshot for the checkpoints and the live models' tables.
       await tx.query(sql.unsafe`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
-      const rows = await tx.any(sql.type(checkpointRow)`
-        SELECT name, tx, seq FROM projection_checkpoints WHERE name = ANY(${sql.array(projections.map((p) => p.name), 'text')})`);
-      position = rows.map((r) => ({ tx: r.tx, seq: r.seq })).sort(comparePosition)[0] ?? START;
+      const rows = await tx.any(sql.type(stopRow)`
+        SELECT name, tx, seq, ${STOP_COLUMNS}
+        FROM projection_checkpoints WHERE name = ANY(${sql.array(
+          projections.map((p) => p.name),
+          'text',
+        )})`);
+      const byName = new Map(rows.map((r) => [r.name, r]));
+      for (const lane of lanes) {
+        const row = byName.get(lane.projection.name);
+        lane.checkpoint = row ? { tx: row.tx, seq: row.seq } : START;
+        // A stop recorded earlier (by this or another process) is tried again at once: the cause
+        // may be fixed by now (new code, a skip decision), and if so the record is cleared.
+        lane.stop = stopFromRow(lane.projection.name, row ?? null);
+        if (lane.stop)
+          logger?.warn?.({ projection: lane.stop.projection, event: lane.stop.event }, `trying again: ${describeStop(lane.stop)}`);
+        lane.retryAt = 0;
+        lane.retryDelay = retryFirst;
+      }
+      // Live models load from read models' tables, each at its own checkpoint; the earliest of
+      // those is where feeding them resumes (replaying an event already reflected in a table
+      // converges to the same state). A live model that names the read models it loads from spares
+      // the replay from a stopped read model far behind (that one then catches up on its own).
+      const sources = new Set(liveModels.flatMap((m) => m.loadsFrom ?? lanes.map((l) => l.projection.name)));
+      const fed = lanes.filter((l) => sources.has(l.projection.name) || liveModels.length === 0);
+      readPosition = earliest((fed.length > 0 ? fed : lanes).map((l) => l.checkpoint));
       for (const model of liveModels) await model.load(tx);
     });
+    await refreshSkips();
   };
 
   return {
     async start() {
       if (running) return;
+      // A rebuild killed earlier (SIGKILL, power loss) left its scratch schema behind: tidy up.
+      const dropped = await cleanRebuildLeftovers(pool);
+      if (dropped.length > 0) logger?.warn?.({ schemas: dropped }, 'dropped scratch schemas of rebuilds that did not finish');
       await load();
       running = true;
       loopDone = loop();
@@ -154,40 +474,65 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
       wake?.();
       await loopDone;
     },
-    position: () => position,
+    position,
+    projections: () => lanes.map((l) => ({ name: l.projection.name, position: l.checkpoint, stop: l.stop })),
     lastError: () => lastError,
+    retry(name) {
+      const lane = lanes.find((l) => l.projection.name === name);
+      if (lane?.stop) {
+        lane.retryAt = 0;
+        wake?.();
+      }
+    },
     async catchUp() {
       if (running) {
-        // The loop owns `position`; stepping here too would feed live models twice.
+        // The loop owns the positions; stepping here too would feed live models twice.
         const head = await store.headPosition();
-        if (comparePosition(head, START) > 0) await this.waitFor(head, 60_000);
+        if (comparePosition(head, START) > 0) {
+          await this.waitFor(head, 60_000).catch((error: unknown) => {
+            if (!(error instanceof ProjectionStoppedError)) throw error;
+          });
+        }
         return;
       }
       await load();
       const head = await store.headPosition();
       const deadline = Date.now() + 60_000;
-      while (comparePosition(position, head) < 0) {
-        if ((await step()) > 0) continue;
+      // At least one step: it also tries read models recorded as stopped.
+      for (;;) {
+        const seen = await step();
+        if (reached(head)) return;
+        if (seen > 0) continue;
         // Committed but not yet readable: an older transaction elsewhere holds the horizon back.
         if (Date.now() > deadline) throw new ProjectionTimeoutError(head);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
     waitFor(target, timeoutMs = 5000) {
-      if (comparePosition(position, target) >= 0) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => {
-          waiters = waiters.filter((w) => w.resolve !== done);
+          waiters = waiters.filter((w) => w !== waiter);
           reject(new ProjectionTimeoutError(target));
         }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          resolve();
+        const waiter: Waiter = {
+          target,
+          eventType: undefined,
+          lookingUp: false,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
         };
-        waiters.push({ target, resolve: done });
+        const verdict = judge(waiter);
+        if (verdict === 'done') return waiter.resolve();
+        if (verdict !== 'wait') return waiter.reject(verdict);
+        waiters.push(waiter);
         wake?.();
       });
     },
   };
 };
-

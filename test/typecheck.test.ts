@@ -9,4 +9,14 @@ test('the whole project typechecks under tsc --noEmit', () => {
   assert.is(result.status, 0, result.stdout + result.stderr);
 });
 
+/** tsc does not read `.svelte` files; svelte-check types the UI's components and their markup. */
+test('the UI typechecks under svelte-check', () => {
+  const bin = new URL('../node_modules/svelte-check/bin/svelte-check', import.meta.url).pathname;
+  const tsconfig = new URL('../ui/tsconfig.json', import.meta.url).pathname;
+  const result = spawnSync(process.execPath, [bin, '--tsconfig', tsconfig, '--threshold', 'error', '--output', 'human'], {
+    encoding: 'utf8',
+  });
+  assert.is(result.status, 0, result.stdout + result.stderr);
+});
+
 test.run();

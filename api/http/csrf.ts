@@ -1,7 +1,8 @@
 import type Koa from 'koa';
 
 // Anonymous machine-to-machine surfaces that browsers do not drive with cookies.
-const EXEMPT = (path: string): boolean => path.startsWith('/.well-known/') || ['/oauth2/token', '/oauth2/register', '/oauth2/revoke'].includes(path);
+const EXEMPT = (path: string): boolean =>
+  path.startsWith('/.well-known/') || ['/oauth2/token', '/oauth2/register', '/oauth2/revoke'].includes(path);
 
 const hostnameOf = (value: string): string | null => {
   try {

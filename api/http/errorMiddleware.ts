@@ -2,7 +2,8 @@ import type Koa from 'koa';
 import { SchemaValidationError } from 'slonik';
 import { DomainError, type DomainErrorKind } from '../../domain/errors.ts';
 import { WrongExpectedRevisionError } from '../../domain/eventstore/types.ts';
-import { ProjectionTimeoutError } from '../../projections/projectionRunner.ts';
+import { ProjectionStoppedError, ProjectionTimeoutError } from '../../projections/projectionRunner.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './databaseUnavailable.ts';
 import { HttpError } from './httpError.ts';
 
 const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
@@ -18,16 +19,35 @@ type Shaped = { status: number; code: string; detail: string; headers?: Readonly
 
 /** Errors thrown by other layers that carry their own HTTP meaning (e.g. ingest's IngestError). */
 const isExposedError = (e: unknown): e is Error & { status: number; code?: string; expose: true; headers?: Record<string, string> } =>
-  typeof e === 'object' && e !== null && (e as { expose?: unknown }).expose === true && typeof (e as { status?: unknown }).status === 'number';
+  typeof e === 'object' &&
+  e !== null &&
+  (e as { expose?: unknown }).expose === true &&
+  typeof (e as { status?: unknown }).status === 'number';
 
 export const shapeError = (error: unknown): Shaped | null => {
   if (error instanceof HttpError) return { status: error.status, code: error.code, detail: error.message, headers: error.headers };
   if (error instanceof DomainError) return { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message };
-  if (error instanceof WrongExpectedRevisionError) return { status: 409, code: error.code, detail: 'The resource was changed concurrently; retry.' };
+  if (error instanceof WrongExpectedRevisionError)
+    return { status: 409, code: error.code, detail: 'The resource was changed concurrently; retry.' };
+  if (error instanceof ProjectionStoppedError)
+    return { status: error.status, code: error.code, detail: error.message, headers: error.headers };
   if (error instanceof ProjectionTimeoutError)
-    return { status: 503, code: error.code, detail: 'The change is stored but not yet visible; retry shortly.', headers: { 'retry-after': '1' } };
+    return {
+      status: 503,
+      code: error.code,
+      detail: 'The change is stored but not yet visible; retry shortly.',
+      headers: { 'retry-after': '1' },
+    };
   if (error instanceof SchemaValidationError) return null;
-  if (isExposedError(error)) return { status: error.status, code: error.code ?? `http_${error.status}`, detail: error.message, headers: error.headers };
+  if (isExposedError(error))
+    return { status: error.status, code: error.code ?? `http_${error.status}`, detail: error.message, headers: error.headers };
+  if (isDatabaseUnavailable(error))
+    return {
+      status: 503,
+      code: 'database_unavailable',
+      detail: 'The database is unreachable; retry shortly.',
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+    };
   return null;
 };
 
@@ -42,6 +62,8 @@ export const errorMiddleware = (): Koa.Middleware => async (ctx, next) => {
   } catch (error) {
     const shaped = shapeError(error);
     if (shaped) {
+      // Still worth a line in the log: the operator needs to know, the client only to retry.
+      if (shaped.code === 'database_unavailable') ctx.state.log?.warn({ err: error }, 'database unavailable');
       ctx.status = shaped.status;
       for (const [k, v] of Object.entries(shaped.headers ?? {})) ctx.set(k, v);
       ctx.body = { detail: shaped.detail, code: shaped.code };

@@ -61,3 +61,22 @@ export const mountRoutes = (
   }
   return router;
 };
+
+/**
+ * The router's answer for a known path with a method it does not serve (405, or 501 for a method
+ * no route uses), in the one error shape `{"detail", "code"}` instead of Koa's plain-text status
+ * line. The `Allow` header the router sets is kept; OPTIONS keeps its empty 200.
+ */
+export const allowedMethodsAsJson = (router: Router): Koa.Middleware => {
+  const allowed = router.allowedMethods({ throw: false }) as unknown as Koa.Middleware;
+  return async (ctx, next) => {
+    await allowed(ctx, next);
+    if (ctx.body != null) return;
+    const allow = ctx.response.get('Allow');
+    if (ctx.status === 405) {
+      ctx.body = { detail: `Method Not Allowed: ${ctx.method} ${ctx.path} (allowed: ${allow})`, code: 'method_not_allowed' };
+    } else if (ctx.status === 501) {
+      ctx.body = { detail: `Not Implemented: ${ctx.method} ${ctx.path} (allowed: ${allow})`, code: 'method_not_implemented' };
+    }
+  };
+};

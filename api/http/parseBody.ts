@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { HttpError } from './httpError.ts';
 
 /** Names the first offending field, e.g. `body.data.0.name: Required`. */

@@ -10,18 +10,20 @@ const VALID_INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * JSON log line when it ends. Only method, path, status and timing are logged: never headers,
  * query strings or bodies, which can carry credentials.
  */
-export const requestContext = (logger: Logger, serverVersion: string): Koa.Middleware => async (ctx, next) => {
-  const incoming = ctx.get('x-request-id');
-  const requestId = VALID_INCOMING_ID.test(incoming) ? incoming : randomUUID();
-  ctx.state.requestId = requestId;
-  ctx.state.log = logger.child({ requestId });
-  ctx.set('x-request-id', requestId);
-  ctx.set('x-phoenix-server-version', serverVersion);
-  const started = process.hrtime.bigint();
-  try {
-    await next();
-  } finally {
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
-  }
-};
+export const requestContext =
+  (logger: Logger, serverVersion: string): Koa.Middleware =>
+  async (ctx, next) => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = VALID_INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ requestId });
+    ctx.set('x-request-id', requestId);
+    ctx.set('x-phoenix-server-version', serverVersion);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+  };

@@ -20,7 +20,11 @@ export const authorize = (principal: Principal | null, permission: Permission, a
   const rule = PERMISSIONS[permission];
   switch (principal.kind) {
     case 'anonymous':
-      return deny(403, 'auth_disabled', `This action requires authentication to be enabled. Set the ${authEnvVariable} environment variable to true.`);
+      return deny(
+        403,
+        'auth_disabled',
+        `This action requires authentication to be enabled. Set the ${authEnvVariable} environment variable to true.`,
+      );
     case 'adminSecret':
       return deny(403, 'admin_secret_forbidden', 'The admin secret cannot perform this action.');
     case 'apiKey':
@@ -32,7 +36,8 @@ export const authorize = (principal: Principal | null, permission: Permission, a
   if (principal.role === 'SYSTEM' && permission.startsWith('apikeys.own.')) {
     return deny(403, 'system_key_forbidden', 'System API keys must be managed through the /system/api_keys endpoints.');
   }
-  if (rule.roles.length === 1 && rule.roles[0] === 'ADMIN') return deny(403, 'admin_required', 'Only admin or system users can perform this action.');
+  if (rule.roles.length === 1 && rule.roles[0] === 'ADMIN')
+    return deny(403, 'admin_required', 'Only admin or system users can perform this action.');
   if (principal.role === 'VIEWER') return deny(403, 'viewer_forbidden', 'Viewers cannot perform this action.');
   return deny(403, 'forbidden', 'You do not have permission to perform this action.');
 };

@@ -17,7 +17,8 @@ const PEOPLE: readonly Role[] = ['ADMIN', 'MEMBER', 'VIEWER'];
 const ADMIN: readonly Role[] = ['ADMIN'];
 
 /**
- * THE permission table: the seed's mutation matrix and REST matrix in one place. Every route,
+ * THE permission table: the seed's mutation matrix and REST matrix (docs/reference/seed.md, "Roles and
+ * permissions") in one place. Every route,
  * GraphQL field and gRPC call names one of these; nothing else decides who may do what.
  * SYSTEM is the role of system API keys: it reads and writes like a member but is not an admin.
  */

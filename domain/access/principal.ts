@@ -1,4 +1,4 @@
-import type { ApiKeyKind } from '../apikeys/events.ts';
+import type { ApiKeyKind } from '../apiKeys/events.ts';
 import type { Role } from '../identity/roles.ts';
 
 /**

@@ -3,7 +3,8 @@ import type { Permission } from './permissions.ts';
 /**
  * The `/v1` routes whose permission is not the default for their method (GET → `read`, anything
  * else → `write`). Paths as in the reference OpenAPI; parameters are matched by position, so
- * `/v1/users/:id` and `/v1/users/{user_id}` are the same route.
+ * `/v1/users/:id` and `/v1/users/{user_id}` are the same route. The reference is
+ * docs/reference/phoenix-openapi.json, the seed docs/reference/seed.md ("Roles and permissions").
  *
  * Deliberate choices where the reference and the seed differ (the seed wins):
  * - `POST /v1/chat/completions` is not listed: it is a POST, so viewers get 403 as the seed's
@@ -36,10 +37,12 @@ export const REST_PERMISSION_OVERRIDES: Readonly<Record<string, Permission>> = {
 const routeKey = (method: string, path: string): string =>
   `${method.toUpperCase()} ${path.replace(/\{[^}/]*\}|:[A-Za-z0-9_]+/g, '{}').replace(/\/+$/, '')}`;
 
-const OVERRIDES = new Map(Object.entries(REST_PERMISSION_OVERRIDES).map(([route, permission]) => {
-  const [method, path] = route.split(' ') as [string, string];
-  return [routeKey(method, path), permission] as const;
-}));
+const OVERRIDES = new Map(
+  Object.entries(REST_PERMISSION_OVERRIDES).map(([route, permission]) => {
+    const [method, path] = route.split(' ') as [string, string];
+    return [routeKey(method, path), permission] as const;
+  }),
+);
 
 /** The permission a `/v1` route must declare, from its method and path template. */
 export const restPermission = (method: string, pathTemplate: string): Permission =>

@@ -11,7 +11,11 @@ import { usernameKey } from './username.ts';
 import { userStream } from './userStream.ts';
 
 /** Reserve the new name, rename, then free the old one (a change of case keeps the reservation). */
-export const changeUsername = async (store: EventStore, command: ChangeUsername, context: CommandContext): Promise<CommandResult<UserEvent>> => {
+export const changeUsername = async (
+  store: EventStore,
+  command: ChangeUsername,
+  context: CommandContext,
+): Promise<CommandResult<UserEvent>> => {
   const { userId, now } = command;
   if (userDecider.decide(command, await loadUser(store, userId)).length === 0) return { events: [], position: null, revision: null };
   await reserveUniqueValue(store, 'username', command.username, userId, now, context);

@@ -1,6 +1,6 @@
 import type { AuthMethod } from './authMethods.ts';
 import type { BuiltInUser, SessionTokens, SessionVia } from './events.ts';
-import type { Role } from './roles.ts';
+import type { AssignableRole, Role } from './roles.ts';
 
 /**
  * Commands on one user's stream. Hashing, password verification and id/token generation happen
@@ -41,7 +41,10 @@ export type ChangePassword = {
    * `self` must prove the current password and clears the reset flag; `admin` sets it (the user
    * must choose their own at next login); `operator` is the CLI recovery and clears it.
    */
-  readonly by: { readonly kind: 'self'; readonly currentPassword: PasswordCheck } | { readonly kind: 'admin' } | { readonly kind: 'operator' };
+  readonly by:
+    | { readonly kind: 'self'; readonly currentPassword: PasswordCheck }
+    | { readonly kind: 'admin' }
+    | { readonly kind: 'operator' };
   readonly now: string;
 };
 
@@ -79,6 +82,10 @@ export type StartSession = {
   readonly type: 'StartSession';
   readonly userId: string;
   readonly via: Exclude<SessionVia, 'password'>;
+  /** The role the provider gives (synced before the session starts); null = it says nothing about roles. */
+  readonly role?: AssignableRole | null;
+  /** When given, a locked account (failed LDAP passwords) is refused with `account_locked`. */
+  readonly lockout?: LockoutSettings;
   readonly session: SessionTokens;
   readonly now: string;
 };

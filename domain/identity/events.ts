@@ -53,9 +53,20 @@ export type PasswordChanged = DomainEvent<
   }
 >;
 
+/**
+ * `syncedFrom`: the role an OAuth2 provider or LDAP directory gave at login (written on every such
+ * login, even when it equals the previous role, so the log shows each sync); absent for an
+ * admin's change.
+ */
 export type RoleChanged = DomainEvent<
   'RoleChanged',
-  { readonly userId: string; readonly role: Role; readonly previousRole: Role; readonly at: string }
+  {
+    readonly userId: string;
+    readonly role: Role;
+    readonly previousRole: Role;
+    readonly syncedFrom?: Exclude<SessionVia, 'password'>;
+    readonly at: string;
+  }
 >;
 
 /** Ends everything the user holds: sessions, reset token, user API keys (a key dies with its owner). */

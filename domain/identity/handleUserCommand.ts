@@ -9,5 +9,8 @@ import { userStream } from './userStream.ts';
 /** Commands that touch only the user's stream. Creating, renaming and deleting also move reservations: use createUser, changeUsername, deleteUser. */
 export type PlainUserCommand = Exclude<UserCommand, CreateUser | ChangeUsername | DeleteUser>;
 
-export const handleUserCommand = (store: EventStore, command: PlainUserCommand, context: CommandContext): Promise<CommandResult<UserEvent>> =>
-  handleCommand(store, userStream(command.userId), userDecider, command, context);
+export const handleUserCommand = (
+  store: EventStore,
+  command: PlainUserCommand,
+  context: CommandContext,
+): Promise<CommandResult<UserEvent>> => handleCommand(store, userStream(command.userId), userDecider, command, context);

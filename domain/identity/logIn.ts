@@ -8,6 +8,7 @@ import { isLocked, LOCKED_MESSAGE } from './lockout.ts';
 import { loadUser } from './loadUser.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { uniqueValueHolder } from './uniqueValues.ts';
+import type { UnknownAccountLockout } from './unknownAccountLockout.ts';
 import type { UserProfile } from './userState.ts';
 
 export type LoginInput = {
@@ -17,6 +18,8 @@ export type LoginInput = {
   /** Fresh token ids and expiries, used only when the login succeeds. */
   readonly session: SessionTokens;
   readonly now: string;
+  /** Lockout for emails without an account, so a 429 does not tell who has one. */
+  readonly unknownAccounts?: UnknownAccountLockout;
 };
 
 export type LoginResult =
@@ -28,7 +31,8 @@ export type LoginResult =
  * spending an argon2 verification (`account_locked`, kind `locked`, even for the right password),
  * verifies, and records the outcome on the user's stream, where the lockout rule decides. An
  * unknown email, a deleted user or a user without a password is `{ ok: false }` after the same
- * verification time; only attempts on an existing account count towards its lockout.
+ * verification time; attempts on an unknown email lock it in `unknownAccounts` just as an
+ * account would be locked, so the answers do not tell which emails exist.
  */
 export const logIn = async (
   store: EventStore,
@@ -39,7 +43,10 @@ export const logIn = async (
   const userId = await uniqueValueHolder(store, 'email', input.email);
   const state = userId === null ? null : await loadUser(store, userId);
   if (userId === null || state === null || state.status !== 'active' || state.profile === null) {
+    if (input.unknownAccounts?.isLocked(input.email, input.now, input.lockout))
+      throw new DomainError('account_locked', LOCKED_MESSAGE, 'locked');
     await passwords.verifyNothing(input.password);
+    input.unknownAccounts?.recordFailure(input.email, input.now, input.lockout);
     return { ok: false, position: null };
   }
   if (isLocked(state, input.now, input.lockout)) throw new DomainError('account_locked', LOCKED_MESSAGE, 'locked');

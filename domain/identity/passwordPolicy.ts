@@ -18,25 +18,34 @@ export const SECRET_RULE: PasswordRule = { minLength: 32, digit: true, lowercase
 
 export const passwordRuleFor = (strong: boolean): PasswordRule => (strong ? STRONG_PASSWORD_RULE : DEFAULT_PASSWORD_RULE);
 
+/** Hashing is cheap for any real password; a megabyte-long one is only a way to make us work. */
+export const PASSWORD_MAX_LENGTH = 1024;
+
 const joinProblems = (items: readonly string[]): string =>
-  items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
+  items.length <= 2 ? items.join(' and ') : `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
 
 /**
  * The first problem that makes the value unacceptable, as a sentence starting with `subject`, or
- * null. The wording follows the reference server, whose clients show it verbatim: the shape
- * checks stop at the first failure; the character-class checks list everything missing at once.
+ * null. The shape checks stop at the first failure; the length and character-class checks list
+ * everything missing at once ("Password must be at least 12 characters long and contain at least
+ * one digit"). The reference drops the verb when only a character class is missing ("Password
+ * at least one digit"); we say it in full.
  */
 export const passwordProblem = (value: string, rule: PasswordRule, subject = 'Password'): string | null => {
   if (value.length === 0) return `${subject} must be non-empty`;
   if (/\s/.test(value)) return `${subject} must not contain whitespace characters`;
   if (!/^[\x00-\x7f]*$/.test(value)) return `${subject} must contain only ASCII characters`;
-  const missing: string[] = [];
-  if (value.length < rule.minLength) missing.push(`must be at least ${rule.minLength} characters long`);
-  if (rule.digit && !/\d/.test(value)) missing.push('at least one digit');
-  if (rule.lowercase && !/[a-z]/.test(value)) missing.push('at least one lowercase letter');
-  if (rule.uppercase && !/[A-Z]/.test(value)) missing.push('at least one uppercase letter');
-  if (rule.special && ![...value].some((c) => SPECIAL_CHARACTERS.includes(c))) missing.push('at least one special character');
-  return missing.length === 0 ? null : `${subject} ${joinProblems(missing)}`;
+  if (/[\x00-\x1f\x7f]/.test(value)) return `${subject} must not contain control characters`;
+  if (value.length > PASSWORD_MAX_LENGTH) return `${subject} must be at most ${PASSWORD_MAX_LENGTH} characters long`;
+  const classes: string[] = [];
+  if (rule.digit && !/\d/.test(value)) classes.push('at least one digit');
+  if (rule.lowercase && !/[a-z]/.test(value)) classes.push('at least one lowercase letter');
+  if (rule.uppercase && !/[A-Z]/.test(value)) classes.push('at least one uppercase letter');
+  if (rule.special && ![...value].some((c) => SPECIAL_CHARACTERS.includes(c))) classes.push('at least one special character');
+  const short = value.length < rule.minLength ? `be at least ${rule.minLength} characters long` : null;
+  const contain = classes.length === 0 ? null : `contain ${joinProblems(classes)}`;
+  if (short === null && contain === null) return null;
+  return `${subject} must ${[short, contain].filter((part) => part !== null).join(' and ')}`;
 };
 
 /** Throws `password_policy` when the password breaks the rule. Call it before hashing. */

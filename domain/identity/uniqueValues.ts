@@ -1,10 +1,10 @@
-import { fold } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import type { EventStore } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { handleCommand } from '../handleCommand.ts';
+import { loadState } from '../readAndFold.ts';
 import { loadUser } from './loadUser.ts';
-import type { UniqueKind, UniqueValueEvent, UniqueValueState } from './uniqueValueDecider.ts';
+import type { UniqueKind, UniqueValueState } from './uniqueValueDecider.ts';
 import { uniqueValueDecider } from './uniqueValueDecider.ts';
 import { normaliseUniqueValue, uniqueValueStream } from './uniqueValueStream.ts';
 
@@ -16,10 +16,8 @@ import { normaliseUniqueValue, uniqueValueStream } from './uniqueValueStream.ts'
  */
 export const RESERVATION_GRACE_MS = 2 * 60 * 1000;
 
-const readReservation = async (store: EventStore, kind: UniqueKind, value: string): Promise<UniqueValueState> => {
-  const events = await store.readStream(uniqueValueStream(kind, value));
-  return fold(uniqueValueDecider, events.map((e) => ({ type: e.type, data: e.data }) as UniqueValueEvent));
-};
+const readReservation = async (store: EventStore, kind: UniqueKind, value: string): Promise<UniqueValueState> =>
+  loadState(store, uniqueValueStream(kind, value), uniqueValueDecider);
 
 /** The user holding an email or username, straight from the log (no projection lag), or null. */
 export const uniqueValueHolder = async (store: EventStore, kind: UniqueKind, value: string): Promise<string | null> =>
@@ -56,7 +54,13 @@ export const reserveUniqueValue = async (
     const reservation = await readReservation(store, kind, value);
     if (reservation.holder !== null && !(await isAbandoned(store, kind, value, reservation, now))) throw error;
     // Released meanwhile, or abandoned: claim it (again judged against the stream as it is then).
-    await handleCommand(store, stream, uniqueValueDecider, reservation.holder === null ? command : { ...command, takeOverFrom: reservation.holder }, context);
+    await handleCommand(
+      store,
+      stream,
+      uniqueValueDecider,
+      reservation.holder === null ? command : { ...command, takeOverFrom: reservation.holder },
+      context,
+    );
   }
 };
 
@@ -70,5 +74,11 @@ export const releaseUniqueValue = async (
   context: CommandContext,
 ): Promise<void> => {
   const value = normaliseUniqueValue(kind, rawValue);
-  await handleCommand(store, uniqueValueStream(kind, value), uniqueValueDecider, { type: 'ReleaseUniqueValue', kind, value, userId, now }, context);
+  await handleCommand(
+    store,
+    uniqueValueStream(kind, value),
+    uniqueValueDecider,
+    { type: 'ReleaseUniqueValue', kind, value, userId, now },
+    context,
+  );
 };

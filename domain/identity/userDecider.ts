@@ -10,10 +10,11 @@ import type {
   StartSession,
   UserCommand,
 } from './commands.ts';
-import { isValidEmail, normaliseEmail } from './email.ts';
-import type { PasswordChanged, SessionsRevoked, SessionsRevokedReason, UserEvent } from './events.ts';
+import { cleanEmail } from './email.ts';
+import type { PasswordChanged, SessionsRevoked, SessionsRevokedReason, SessionTokens, UserEvent } from './events.ts';
 import { isLocked, LOCKED_MESSAGE, lockedUntil } from './lockout.ts';
 import { assertPasswordHash } from './passwordHash.ts';
+import { textProblem } from './textRule.ts';
 import { cleanUsername } from './username.ts';
 import type { ActiveSession, UserProfile, UserState } from './userState.ts';
 
@@ -33,6 +34,13 @@ const before = (a: string, b: string): boolean => Date.parse(a) < Date.parse(b);
 /** Sessions whose refresh token has expired are dropped as time passes, so the state stays small. */
 const liveSessions = (sessions: readonly ActiveSession[], now: string): ActiveSession[] =>
   sessions.filter((s) => before(now, s.refreshExpiresAt));
+
+const sessionOf = (d: SessionTokens): ActiveSession => ({
+  accessTokenId: d.accessTokenId,
+  accessExpiresAt: d.accessExpiresAt,
+  refreshTokenId: d.refreshTokenId,
+  refreshExpiresAt: d.refreshExpiresAt,
+});
 
 const withProfile = (state: UserState, change: Partial<UserProfile>): UserState =>
   state.profile === null ? state : { ...state, profile: { ...state.profile, ...change } };
@@ -74,13 +82,13 @@ const evolve = (state: UserState, event: UserEvent): UserState => {
       const d = event.data;
       return {
         ...state,
-        sessions: [...liveSessions(state.sessions, d.at), { accessTokenId: d.accessTokenId, refreshTokenId: d.refreshTokenId, refreshExpiresAt: d.refreshExpiresAt }],
+        sessions: [...liveSessions(state.sessions, d.at), sessionOf(d)],
       };
     }
     case 'SessionRefreshed': {
       const d = event.data;
       const kept = liveSessions(state.sessions, d.at).filter((s) => s.refreshTokenId !== d.consumedRefreshTokenId);
-      return { ...state, sessions: [...kept, { accessTokenId: d.accessTokenId, refreshTokenId: d.refreshTokenId, refreshExpiresAt: d.refreshExpiresAt }] };
+      return { ...state, sessions: [...kept, sessionOf(d)] };
     }
     case 'SessionsRevoked':
       return { ...state, sessions: [] };
@@ -102,14 +110,24 @@ const requireLocal = (user: UserProfile): void => {
 const revokeSessions = (state: UserState, userId: string, reason: SessionsRevokedReason, now: string): SessionsRevoked[] =>
   liveSessions(state.sessions, now).length === 0 ? [] : [{ type: 'SessionsRevoked', data: { userId, reason, at: now } }];
 
+/** OAuth2 and LDAP identifiers come from identity providers: ids, never essays. */
+const EXTERNAL_ID_MAX_LENGTH = 512;
+const externalIds = (c: CreateUser): [string, string | null][] => [
+  ['OAuth2 client id', c.oauth2ClientId ?? null],
+  ['OAuth2 user id', c.oauth2UserId ?? null],
+  ['LDAP unique id', c.ldapUniqueId ?? null],
+];
+
 const createUser = (c: CreateUser, state: UserState): UserEvent[] => {
   if (state.status !== 'absent') throw new DomainError('user_exists', 'User already exists', 'conflict');
   const builtIn = c.builtIn ?? null;
   const username = cleanUsername(c.username);
-  const email = c.email === null ? null : normaliseEmail(c.email);
+  const email = c.email === null ? null : cleanEmail(c.email, { builtIn: builtIn !== null });
   if (email === null && c.authMethod !== 'LDAP') throw new DomainError('email_required', 'Email is required', 'invalid');
-  // Built-in addresses (`admin@localhost`) have no dot in the domain and are ours, not user input.
-  if (email !== null && builtIn === null && !isValidEmail(email)) throw new DomainError('email_invalid', `Invalid email: ${email}`, 'invalid');
+  for (const [field, value] of externalIds(c)) {
+    const problem = value === null ? null : textProblem(value, { maxLength: EXTERNAL_ID_MAX_LENGTH });
+    if (problem !== null) throw new DomainError('external_id_invalid', `${field} ${problem}`, 'invalid');
+  }
   if ((c.role === 'SYSTEM') !== (builtIn === 'system')) {
     throw new DomainError('system_role_forbidden', 'Cannot create users with SYSTEM role', 'invalid');
   }
@@ -152,7 +170,13 @@ const changePassword = (c: ChangePassword, state: UserState): UserEvent[] => {
   }
   const changed: PasswordChanged = {
     type: 'PasswordChanged',
-    data: { userId: user.userId, passwordHash: assertPasswordHash(c.passwordHash), needsReset: c.by.kind === 'admin', via: c.by.kind, at: c.now },
+    data: {
+      userId: user.userId,
+      passwordHash: assertPasswordHash(c.passwordHash),
+      needsReset: c.by.kind === 'admin',
+      via: c.by.kind,
+      at: c.now,
+    },
   };
   return [changed, ...revokeSessions(state, user.userId, 'password_changed', c.now)];
 };
@@ -160,7 +184,8 @@ const changePassword = (c: ChangePassword, state: UserState): UserEvent[] => {
 const changeRole = (c: ChangeRole, state: UserState): UserEvent[] => {
   const user = requireUser(state);
   if (c.role === 'SYSTEM') throw new DomainError('system_role_forbidden', 'Cannot assign the SYSTEM role', 'invalid');
-  if (user.builtIn === 'default_admin') throw new DomainError('builtin_role_fixed', 'Cannot modify role for the default admin user', 'forbidden');
+  if (user.builtIn === 'default_admin')
+    throw new DomainError('builtin_role_fixed', 'Cannot modify role for the default admin user', 'forbidden');
   if (user.builtIn === 'system') throw new DomainError('builtin_role_fixed', 'Cannot modify role for the system user', 'forbidden');
   if (c.byUserId === user.userId) throw new DomainError('own_role', 'Cannot modify own role', 'forbidden');
   if (c.role === user.role) return [];
@@ -197,7 +222,16 @@ const startSession = (c: StartSession, state: UserState): UserEvent[] => {
   if (user.authMethod !== (c.via === 'oauth2' ? 'OAUTH2' : 'LDAP')) {
     throw new DomainError('session_method_mismatch', `User does not sign in through ${c.via}`, 'invalid');
   }
-  return [{ type: 'SessionStarted', data: { userId: user.userId, via: c.via, ...c.session, at: c.now } }];
+  if (c.lockout !== undefined && isLocked(state, c.now, c.lockout)) throw new DomainError('account_locked', LOCKED_MESSAGE, 'locked');
+  // A success ends the count of failed attempts, as a password login's does.
+  const succeeded: UserEvent[] = state.failedAttempts > 0 ? [{ type: 'LoginSucceeded', data: { userId: user.userId, at: c.now } }] : [];
+  // The provider is the authority on the role: no self-change rule, and the session just starting
+  // is the one that should carry it, so nothing is revoked.
+  const sync: UserEvent[] =
+    c.role === undefined || c.role === null
+      ? []
+      : [{ type: 'RoleChanged', data: { userId: user.userId, role: c.role, previousRole: user.role, syncedFrom: c.via, at: c.now } }];
+  return [...succeeded, ...sync, { type: 'SessionStarted', data: { userId: user.userId, via: c.via, ...c.session, at: c.now } }];
 };
 
 const refreshSession = (c: RefreshSession, state: UserState): UserEvent[] => {
@@ -210,12 +244,22 @@ const refreshSession = (c: RefreshSession, state: UserState): UserEvent[] => {
 
 const resetPassword = (c: ResetPassword, state: UserState): UserEvent[] => {
   const token = state.resetToken;
-  if (state.status !== 'active' || state.profile === null || state.profile.authMethod !== 'LOCAL' || token === null || token.tokenId !== c.tokenId || !before(c.now, token.expiresAt)) {
+  if (
+    state.status !== 'active' ||
+    state.profile === null ||
+    state.profile.authMethod !== 'LOCAL' ||
+    token === null ||
+    token.tokenId !== c.tokenId ||
+    !before(c.now, token.expiresAt)
+  ) {
     throw new DomainError('invalid_reset_token', 'Invalid token', 'unauthenticated');
   }
   const userId = state.profile.userId;
   return [
-    { type: 'PasswordChanged', data: { userId, passwordHash: assertPasswordHash(c.passwordHash), needsReset: false, via: 'reset_token', at: c.now } },
+    {
+      type: 'PasswordChanged',
+      data: { userId, passwordHash: assertPasswordHash(c.passwordHash), needsReset: false, via: 'reset_token', at: c.now },
+    },
     ...revokeSessions(state, userId, 'password_changed', c.now),
   ];
 };
@@ -250,7 +294,12 @@ const decide = (command: UserCommand, state: UserState): UserEvent[] => {
     case 'RequestPasswordReset': {
       const user = requireUser(state);
       requireLocal(user);
-      return [{ type: 'PasswordResetRequested', data: { userId: user.userId, tokenId: command.tokenId, expiresAt: command.expiresAt, at: command.now } }];
+      return [
+        {
+          type: 'PasswordResetRequested',
+          data: { userId: user.userId, tokenId: command.tokenId, expiresAt: command.expiresAt, at: command.now },
+        },
+      ];
     }
     case 'ResetPassword':
       return resetPassword(command, state);

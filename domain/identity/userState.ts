@@ -11,7 +11,13 @@ export type UserProfile = {
   readonly builtIn: BuiltInUser | null;
 };
 
-export type ActiveSession = { readonly accessTokenId: string; readonly refreshTokenId: string; readonly refreshExpiresAt: string };
+export type ActiveSession = {
+  readonly accessTokenId: string;
+  /** When the access token stops authenticating (the authenticator judges it on this stream when read models lag). */
+  readonly accessExpiresAt: string;
+  readonly refreshTokenId: string;
+  readonly refreshExpiresAt: string;
+};
 
 /** Everything the user decider needs to judge a command; folded from the user's own stream only. */
 export type UserState = {

@@ -21,7 +21,8 @@ export const updateProject = (
   name: string,
   input: Omit<UpdateProject, 'type'>,
   context: CommandContext,
-): Promise<CommandResult<ProjectEvent>> => handleCommand(store, projectStream(name), projectDecider, { type: 'UpdateProject', ...input }, context);
+): Promise<CommandResult<ProjectEvent>> =>
+  handleCommand(store, projectStream(name), projectDecider, { type: 'UpdateProject', ...input }, context);
 
 /** Throws `default_project` (forbidden) for the default project, `project_not_found` when gone. */
 export const deleteProject = (
@@ -29,4 +30,5 @@ export const deleteProject = (
   name: string,
   input: Omit<DeleteProject, 'type'>,
   context: CommandContext,
-): Promise<CommandResult<ProjectEvent>> => handleCommand(store, projectStream(name), projectDecider, { type: 'DeleteProject', ...input }, context);
+): Promise<CommandResult<ProjectEvent>> =>
+  handleCommand(store, projectStream(name), projectDecider, { type: 'DeleteProject', ...input }, context);

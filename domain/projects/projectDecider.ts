@@ -1,10 +1,22 @@
-import type { Decider } from '../decider.ts';
+import type { Decider, DomainEvent } from '../decider.ts';
 import { DomainError } from '../errors.ts';
+import { loupeEvent } from '../loupeEvent.ts';
 import type { ProjectCommand, UpdateProject } from './commands.ts';
 import type { ProjectEvent, ProjectUpdated } from './events.ts';
 import { DEFAULT_GRADIENT_END_COLOR, DEFAULT_GRADIENT_START_COLOR, isHexColor } from './projectColors.ts';
 import { projectNotFound } from './projectErrors.ts';
+import { projectNameProblem } from './projectName.ts';
+import { MESSAGE_MAX_BYTES, storableText } from '../tracing/storable.ts';
 import type { ActiveProject, ProjectState } from './projectState.ts';
+
+/** Stored as sent, so it must be text Postgres can hold (the projector would otherwise replace it). */
+const checkDescription = (value: string | null | undefined): void => {
+  if (typeof value !== 'string') return;
+  if (storableText(value) !== value)
+    throw new DomainError('invalid_description', 'description must not contain NUL characters or unpaired UTF-16 surrogates');
+  if (Buffer.byteLength(value, 'utf8') > MESSAGE_MAX_BYTES)
+    throw new DomainError('invalid_description', `description must be at most ${MESSAGE_MAX_BYTES} bytes of UTF-8`);
+};
 
 const checkColor = (field: string, value: string | undefined): void => {
   if (value !== undefined && !isHexColor(value)) throw new DomainError('invalid_color', `${field} must be a colour like #1c76fc`);
@@ -19,14 +31,18 @@ export const activeProject = (state: ProjectState, projectId: string): ActivePro
 const changes = (c: UpdateProject, p: ActiveProject): ProjectUpdated['data'] => ({
   projectId: p.projectId,
   ...(c.description !== undefined && c.description !== p.description ? { description: c.description } : {}),
-  ...(c.gradientStartColor !== undefined && c.gradientStartColor !== p.gradientStartColor ? { gradientStartColor: c.gradientStartColor } : {}),
+  ...(c.gradientStartColor !== undefined && c.gradientStartColor !== p.gradientStartColor
+    ? { gradientStartColor: c.gradientStartColor }
+    : {}),
   ...(c.gradientEndColor !== undefined && c.gradientEndColor !== p.gradientEndColor ? { gradientEndColor: c.gradientEndColor } : {}),
 });
 
 const decide = (c: ProjectCommand, state: ProjectState): ProjectEvent[] => {
   switch (c.type) {
     case 'CreateProject': {
-      if (c.name.trim() === '') throw new DomainError('invalid_project_name', 'A project name must not be empty');
+      const nameProblem = projectNameProblem(c.name);
+      if (nameProblem !== null) throw new DomainError('invalid_project_name', nameProblem);
+      checkDescription(c.description);
       checkColor('gradient_start_color', c.gradientStartColor);
       checkColor('gradient_end_color', c.gradientEndColor);
       if (state.status === 'active') {
@@ -48,6 +64,7 @@ const decide = (c: ProjectCommand, state: ProjectState): ProjectEvent[] => {
     }
     case 'UpdateProject': {
       const project = activeProject(state, c.projectId);
+      checkDescription(c.description);
       checkColor('gradient_start_color', c.gradientStartColor);
       checkColor('gradient_end_color', c.gradientEndColor);
       const data = changes(c, project);
@@ -55,14 +72,16 @@ const decide = (c: ProjectCommand, state: ProjectState): ProjectEvent[] => {
     }
     case 'DeleteProject': {
       const project = activeProject(state, c.projectId);
-      if (project.name === c.defaultProjectName) throw new DomainError('default_project', 'The default project cannot be deleted', 'forbidden');
+      if (project.name === c.defaultProjectName)
+        throw new DomainError('default_project', 'The default project cannot be deleted', 'forbidden');
       return [{ type: 'ProjectDeleted', data: { projectId: project.projectId, name: project.name } }];
     }
   }
 };
 
-export const evolveProject = (state: ProjectState, event: { readonly type: string; readonly data: unknown }): ProjectState => {
-  const e = event as ProjectEvent;
+/** Any event: the deciders that share the project stream (telemetry deletion, annotations) fold it with this too. */
+export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectState => {
+  const e = loupeEvent(event);
   switch (e.type) {
     case 'ProjectCreated':
       return { status: 'active', ...e.data };

@@ -18,14 +18,18 @@ const SALT = 'loupe/secrets/v1';
 export const deriveSecretKey = (secret: string, keyId: string): Buffer =>
   Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), SALT, `loupe secrets key ${keyId}`, 32));
 
-export const createKeyring = (entries: readonly { readonly keyId: string; readonly secret: string }[], currentKeyId = entries[0]?.keyId): SecretKeyring => {
+export const createKeyring = (
+  entries: readonly { readonly keyId: string; readonly secret: string }[],
+  currentKeyId = entries[0]?.keyId,
+): SecretKeyring => {
   const keys = new Map<string, Buffer>();
   for (const { keyId, secret } of entries) {
     if (keyId === '') throw new Error('secret key id must not be empty');
     if (keys.has(keyId)) throw new Error(`secret key id "${keyId}" given twice`);
     keys.set(keyId, deriveSecretKey(secret, keyId));
   }
-  if (currentKeyId === undefined || !keys.has(currentKeyId)) throw new Error(`current secret key id "${currentKeyId}" is not in the keyring`);
+  if (currentKeyId === undefined || !keys.has(currentKeyId))
+    throw new Error(`current secret key id "${currentKeyId}" is not in the keyring`);
   return { currentKeyId, keys };
 };
 
@@ -38,7 +42,12 @@ export const encryptSecret = (keyring: SecretKeyring, plaintext: string, context
   const cipher = createCipheriv('aes-256-gcm', keyring.keys.get(keyring.currentKeyId)!, iv);
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return { keyId: keyring.currentKeyId, iv: iv.toString('base64'), ciphertext: ciphertext.toString('base64'), tag: cipher.getAuthTag().toString('base64') };
+  return {
+    keyId: keyring.currentKeyId,
+    iv: iv.toString('base64'),
+    ciphertext: ciphertext.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+  };
 };
 
 /** Throws `secret_undecryptable` for an unknown key id or anything tampered with. */

@@ -29,5 +29,11 @@ export const replaceSecrets = (
     const name = cleanSecretKey(key);
     return { key: name, value: value === null ? null : encryptSecret(keyring, cleanSecretValue(value), name) };
   });
-  return handleCommand(store, SECRETS_STREAM, secretsDecider, { type: 'ReplaceSecrets', entries, userId: input.userId, now: input.now }, context);
+  return handleCommand(
+    store,
+    SECRETS_STREAM,
+    secretsDecider,
+    { type: 'ReplaceSecrets', entries, userId: input.userId, now: input.now },
+    context,
+  );
 };

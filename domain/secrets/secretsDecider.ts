@@ -25,7 +25,8 @@ const decide = (c: ReplaceSecrets, state: SecretsState): SecretsEvent[] => {
   for (const entry of c.entries) {
     const key = cleanSecretKey(entry.key);
     // A value that is not sealed would put plaintext into the log for good.
-    if (entry.value !== null && !isSealed(entry.value)) throw new DomainError('secret_not_encrypted', 'Secret values must be encrypted', 'invalid');
+    if (entry.value !== null && !isSealed(entry.value))
+      throw new DomainError('secret_not_encrypted', 'Secret values must be encrypted', 'invalid');
     last.delete(key);
     last.set(key, entry.value);
   }

@@ -2,6 +2,7 @@ import type { Attributes } from './attributes.ts';
 import { openInferenceSpanKindOf } from './openInferenceSpanKind.ts';
 import { sessionIdOf } from './sessionId.ts';
 import { OTEL_SPAN_KINDS, SPAN_STATUS_CODES, type SpanRecord } from './spanRecord.ts';
+import { storableAttributes, storableSpan } from './storable.ts';
 
 /**
  * A span as a wire decoder hands it over, before validation: ids as lowercase hex of the bytes
@@ -37,7 +38,9 @@ const idProblem = (field: string, hex: string, bytes: number): string | null => 
 /**
  * Validates one span and normalises it. A span the store could not index or order (bad ids,
  * no start or end time) is rejected with a reason; everything else is kept as sent, like Phoenix
- * (an empty name, or an end before the start, is accepted).
+ * (an empty name, or an end before the start, is accepted), made storable (`storable.ts`: control
+ * characters replaced, long names cut, deep nesting bounded). The kind and session id are read
+ * from the storable attributes, so they are what the projector will see.
  */
 export const buildSpanRecord = (input: SpanInput, resource: number): BuildSpanResult => {
   const problem =
@@ -49,23 +52,24 @@ export const buildSpanRecord = (input: SpanInput, resource: number): BuildSpanRe
     (input.startTimeUnixNano <= 0n ? 'start_time_unix_nano is missing' : null) ??
     (input.endTimeUnixNano <= 0n ? 'end_time_unix_nano is missing' : null);
   if (problem !== null) return { ok: false, reason: problem };
+  const attributes = storableAttributes(input.attributes);
   return {
     ok: true,
-    span: {
+    span: storableSpan({
       traceId: input.traceId,
       spanId: input.spanId,
       // Some SDKs send eight zero bytes rather than nothing for a root span.
       parentId: input.parentSpanId === '' || ALL_ZERO.test(input.parentSpanId) ? null : input.parentSpanId,
       name: input.name,
       kind: OTEL_SPAN_KINDS[input.kind] ?? 'SPAN_KIND_UNSPECIFIED',
-      spanKind: openInferenceSpanKindOf(input.attributes),
+      spanKind: openInferenceSpanKindOf(attributes),
       status: { code: SPAN_STATUS_CODES[input.status.code] ?? 'UNSET', message: input.status.message },
       startTimeUnixNano: input.startTimeUnixNano.toString(),
       endTimeUnixNano: input.endTimeUnixNano.toString(),
-      attributes: input.attributes,
+      attributes,
       events: input.events.map((e) => ({ name: e.name, timeUnixNano: e.timeUnixNano.toString(), attributes: e.attributes })),
       resource,
-      sessionId: sessionIdOf(input.attributes),
-    },
+      sessionId: sessionIdOf(attributes),
+    }),
   };
 };

@@ -1,3 +1,4 @@
+import { eventMetadata } from '../eventMetadata.ts';
 import type { EventStore, Position } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { loadProject } from '../projects/loadProject.ts';
@@ -17,8 +18,7 @@ export const deleteTelemetry = async (
 ): Promise<Position | null> => {
   const events = telemetryDeletionDecider.decide(command, await loadProject(store, projectName));
   if (events.length === 0) return null;
-  const time = (context.now?.() ?? new Date()).toISOString();
-  const metadata = { actor: context.actor, requestId: context.requestId, time, causation: command.type };
+  const metadata = eventMetadata(context, command.type, context.now?.());
   const { position } = await store.appendToStream(
     telemetryDeletionStream(command.projectId),
     events.map((e) => ({ ...e, metadata })),

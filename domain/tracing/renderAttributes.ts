@@ -1,8 +1,9 @@
 import type { Attributes, AttributeValue } from './attributes.ts';
 import type { JsonObject, JsonValue } from './jsonValue.ts';
+import { MAX_DEPTH, storableText, TOO_DEEP } from './storable.ts';
 
 /**
- * Span attributes as Phoenix shows them over REST (rest-facts §1.4, §5.1): flat dotted keys with
+ * Span attributes as Phoenix shows them over REST (docs/reference/rest-facts.md §1.4, §5.1): flat dotted keys with
  * plain JSON values. Phoenix gets there by unflattening at ingest and flattening on read; the
  * round trip's visible effects are reproduced here once, at projection time, so reads and the
  * attribute filters work on exactly what clients see:
@@ -13,6 +14,11 @@ import type { JsonObject, JsonValue } from './jsonValue.ts';
  * - `llm.token_count.*` given as digit strings become integers;
  * - a non-string `input.value` / `output.value` becomes its JSON text with mime type application/json.
  * `bytes` become their base64 text, and non-finite floats the strings "NaN"/"Infinity"/"-Infinity".
+ *
+ * The attributes come in storable (`storable.ts`: bounded depth, no U+0000); what a JSON string
+ * expands into is not, so its keys and strings are cleaned the same way and its nesting is cut at
+ * MAX_DEPTH levels (the rest becomes the text TOO_DEEP): a metadata string of 50,000 nested
+ * objects must neither overflow the stack here nor reach a jsonb column.
  */
 const JSON_STRING_KEYS = ['metadata', 'tool.parameters', 'llm.prompt_template.variables'];
 const IO_KEYS: Record<string, string> = { 'input.value': 'input.mime_type', 'output.value': 'output.mime_type' };
@@ -42,22 +48,37 @@ export const plainValue = (v: AttributeValue): JsonValue => {
   return obj;
 };
 
-const flattenJson = (out: Out, key: string, v: unknown): void => {
+/** A value kept whole (a list of scalars, say), with its strings cleaned and its nesting bounded. */
+const boundedJson = (v: unknown, depth: number): JsonValue => {
+  if (typeof v === 'string') return storableText(v);
+  if (v === null || typeof v !== 'object') return v as JsonValue;
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  if (Array.isArray(v)) return v.map((x) => boundedJson(x, depth + 1));
+  const obj: Out = {};
+  for (const [k, x] of Object.entries(v)) put(obj, storableText(k), boundedJson(x, depth + 1));
+  return obj;
+};
+
+const flattenJson = (out: Out, key: string, v: unknown, depth: number): void => {
   if (v === null || v === undefined) return;
+  if (depth > MAX_DEPTH) {
+    put(out, key, TOO_DEEP);
+    return;
+  }
   if (Array.isArray(v)) {
     if (v.some(isObject)) {
       // Lists of objects are exploded by index; scalars mixed into such a list are dropped.
-      v.forEach((item, i) => isObject(item) && flattenJson(out, `${key}.${i}`, item));
+      v.forEach((item, i) => isObject(item) && flattenJson(out, `${key}.${i}`, item, depth + 1));
     } else {
-      put(out, key, v as JsonValue[]);
+      put(out, key, boundedJson(v, depth));
     }
     return;
   }
   if (isObject(v)) {
-    for (const [k, x] of Object.entries(v)) flattenJson(out, `${key}.${k}`, x);
+    for (const [k, x] of Object.entries(v)) flattenJson(out, `${key}.${storableText(k)}`, x, depth + 1);
     return;
   }
-  put(out, key, v as JsonValue);
+  put(out, key, boundedJson(v, depth));
 };
 
 const holdsJsonString = (key: string): boolean => JSON_STRING_KEYS.some((suffix) => key === suffix || key.endsWith(`.${suffix}`));
@@ -76,12 +97,12 @@ const renderOne = (out: Out, key: string, v: AttributeValue): void => {
   if (v === null) return;
   if ('str' in v) {
     const parsed = holdsJsonString(key) ? parsedObject(v.str) : null;
-    if (parsed) flattenJson(out, key, parsed);
+    if (parsed) flattenJson(out, key, parsed, 1);
     else if (key.startsWith('llm.token_count.') && INTEGER.test(v.str)) put(out, key, Number(v.str));
     else put(out, key, v.str);
     return;
   }
-  flattenJson(out, key, plainValue(v));
+  flattenJson(out, key, plainValue(v), 1);
 };
 
 export const renderAttributes = (attributes: Attributes): JsonObject => {

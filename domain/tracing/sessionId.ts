@@ -25,7 +25,9 @@ const pythonRepr = (v: AttributeValue): string => {
   if ('bool' in v) return v.bool ? 'True' : 'False';
   if ('bytes' in v) return pythonBytesRepr(Buffer.from(v.bytes, 'base64'));
   if ('array' in v) return `[${v.array.map(pythonRepr).join(', ')}]`;
-  return `{${Object.entries(v.kvlist).map(([k, x]) => `${pythonStringRepr(k)}: ${pythonRepr(x)}`).join(', ')}}`;
+  return `{${Object.entries(v.kvlist)
+    .map(([k, x]) => `${pythonStringRepr(k)}: ${pythonRepr(x)}`)
+    .join(', ')}}`;
 };
 
 /** Python's `repr(float)`: shortest round-trip digits, scientific below 1e-4 and from 1e16. */

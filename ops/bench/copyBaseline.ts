@@ -2,6 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Attributes } from '../../domain/tracing/attributes.ts';
+import { ATTRIBUTE_INDEX_MAX_VALUE_BYTES } from '../../projections/tracing/attributeFilter.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes } from '../../domain/tracing/renderAttributes.ts';
 import type { GeneratedSpan } from './spanGenerator.ts';
@@ -9,14 +10,29 @@ import type { GeneratedSpan } from './spanGenerator.ts';
 /**
  * The raw-COPY baseline: the same span rows Loupe's read model holds (same columns, same JSON
  * attributes as the projector renders them), COPYed into a scratch table created `LIKE spans
- * INCLUDING ALL` (same indexes, GIN on attributes included) on the same database. The COPY text
+ * INCLUDING ALL` (same indexes, GIN on attribute_index included) on the same database. The COPY text
  * is built before the clock starts, as the OTLP bodies are.
  */
 
 const COLUMNS = [
-  'id', 'span_id', 'trace_rowid', 'trace_id', 'project_id', 'parent_id', 'name', 'span_kind', 'otel_kind',
-  'status_code', 'status_message', 'start_time', 'end_time', 'attributes', 'events',
-  'llm_token_count_prompt', 'llm_token_count_completion',
+  'id',
+  'span_id',
+  'trace_rowid',
+  'trace_id',
+  'project_id',
+  'parent_id',
+  'name',
+  'span_kind',
+  'otel_kind',
+  'status_code',
+  'status_message',
+  'start_time',
+  'end_time',
+  'attributes',
+  'attribute_index',
+  'events',
+  'llm_token_count_prompt',
+  'llm_token_count_completion',
 ] as const;
 
 export const SCRATCH_TABLE = 'bench_copy_spans';
@@ -25,13 +41,27 @@ const STATUS = ['UNSET', 'OK', 'ERROR'];
 
 /** COPY text format: backslash, tab, newline and carriage return escaped; \N is null. */
 const field = (v: string | number | null): string =>
-  v === null ? '\\N' : typeof v === 'number' ? String(v) : v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  v === null
+    ? '\\N'
+    : typeof v === 'number'
+      ? String(v)
+      : v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 
 const domainAttributes = (span: GeneratedSpan): Attributes => {
   const out: Record<string, Attributes[string]> = {};
   for (const [key, v] of span.attributes) out[key] = 'int' in v ? { int: String(v.int) } : v;
   return out;
 };
+
+/** attributes, and attribute_index as the projector's SQL derives it (the values of at most 256 bytes of JSON). */
+const attributeColumns = (attributes: Record<string, unknown>): [string, string] => [
+  JSON.stringify(attributes),
+  JSON.stringify(
+    Object.fromEntries(
+      Object.entries(attributes).filter(([, v]) => Buffer.byteLength(JSON.stringify(v)) <= ATTRIBUTE_INDEX_MAX_VALUE_BYTES),
+    ),
+  ),
+];
 
 /** Builds COPY text chunks of `chunkRows` rows each, ids counted from 1. */
 export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): string[] => {
@@ -60,7 +90,7 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
       span.status.message,
       nanosToIsoMicros(span.startNs.toString()),
       nanosToIsoMicros(span.endNs.toString()),
-      JSON.stringify(renderAttributes(domainAttributes(span))),
+      ...attributeColumns(renderAttributes(domainAttributes(span))),
       '[]',
       llm ? count('llm.token_count.prompt') : null,
       llm ? count('llm.token_count.completion') : null,

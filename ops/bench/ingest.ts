@@ -120,12 +120,19 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     if (scratch && args['experiment-lz4']) {
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();
-      await client.query('ALTER TABLE events ALTER COLUMN data SET COMPRESSION lz4; ALTER TABLE spans ALTER COLUMN attributes SET COMPRESSION lz4');
+      await client.query(
+        'ALTER TABLE events ALTER COLUMN data SET COMPRESSION lz4; ALTER TABLE spans ALTER COLUMN attributes SET COMPRESSION lz4',
+      );
       await client.end();
       log(`${backend}: experiment: events.data and spans.attributes use lz4`);
     }
     // Warm-up (creates the project, JITs the hot paths); not counted.
-    const warm = await sendBatches({ url: otlpUrl, batches: warmup.length, body: (i) => encodeExportRequest(warmup[i]!, PROJECT), concurrency: 1 });
+    const warm = await sendBatches({
+      url: otlpUrl,
+      batches: warmup.length,
+      body: (i) => encodeExportRequest(warmup[i]!, PROJECT),
+      concurrency: 1,
+    });
     if (warm.acked.length !== warmup.length) throw new Error(`warm-up failed: ${JSON.stringify([...warm.failures])}`);
     await waitVisible(server, warmup, 120_000);
 
@@ -135,7 +142,11 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     await monitor?.connect();
     const backends = monitor
       ? startBackendCpuSampler(async () =>
-          (await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid),
+          (
+            await monitor.query<{ pid: number }>(
+              'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+            )
+          ).rows.map((r) => r.pid),
         )
       : null;
     await backends?.ready;
@@ -188,7 +199,10 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       await client.end();
       await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, one stream`);
-      copy.push({ label: 'COPY, one stream', result: await copyIntoPostgres(scratch.url, chunks, all.length, { streams: 1, perChunk: false }) });
+      copy.push({
+        label: 'COPY, one stream',
+        result: await copyIntoPostgres(scratch.url, chunks, all.length, { streams: 1, perChunk: false }),
+      });
       await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, ${concurrency} streams, one COPY per ${batchSize}-row batch`);
       copy.push({
@@ -199,7 +213,11 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       const db = await PGlite.create(join(workingDir, 'pgdata'));
       try {
         rowsInReadModel = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM spans')).rows[0]!.n;
-        const sizes = (await db.query<{ e: string; s: string }>(`SELECT pg_total_relation_size('events')::text AS e, pg_total_relation_size('spans')::text AS s`)).rows[0]!;
+        const sizes = (
+          await db.query<{ e: string; s: string }>(
+            `SELECT pg_total_relation_size('events')::text AS e, pg_total_relation_size('spans')::text AS s`,
+          )
+        ).rows[0]!;
         eventsBytes = Number(sizes.e);
         spansBytes = Number(sizes.s);
         await waitForQuietMachine(60_000, 0.25, cores);

@@ -99,9 +99,12 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
       }
     },
   });
-  if (stats.acked.length !== batchCount) throw new Error(`load: ${stats.acked.length} of ${batchCount} batches acknowledged: ${JSON.stringify([...stats.failures])}`);
+  if (stats.acked.length !== batchCount)
+    throw new Error(`load: ${stats.acked.length} of ${batchCount} batches acknowledged: ${JSON.stringify([...stats.failures])}`);
   const ackSeconds = (performance.now() - started) / 1000;
-  log(`load: ${fmt(spans)} spans acknowledged in ${ackSeconds.toFixed(0)} s (${fmt(spans / ackSeconds)} spans/s); waiting until REST lists them`);
+  log(
+    `load: ${fmt(spans)} spans acknowledged in ${ackSeconds.toFixed(0)} s (${fmt(spans / ackSeconds)} spans/s); waiting until REST lists them`,
+  );
   const last = stats.acked.slice(-concurrency).flatMap((i) => batches[i] ?? []);
   await waitUntilListed(server.url, PROJECT, last, 60 * 60_000, 1000);
   const visibleSeconds = (performance.now() - started) / 1000;
@@ -111,7 +114,17 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
 
 type Case = { readonly name: string; readonly group: 'traces' | 'spans' | 'sessions'; readonly path: () => string };
 
-type Timing = { name: string; group: string; requests: number; p50: number; p95: number; max: number; mean: number; rows: number; bytes: number };
+type Timing = {
+  name: string;
+  group: string;
+  requests: number;
+  p50: number;
+  p95: number;
+  max: number;
+  mean: number;
+  rows: number;
+  bytes: number;
+};
 
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] ?? 0;
 
@@ -169,7 +182,9 @@ const cases = async (server: ServerProcess): Promise<Case[]> => {
   const p = `/v1/projects/${PROJECT}`;
   const traceCursors = await cursors(server.url, `${p}/traces?limit=50`, 40);
   const spanCursors = await cursors(server.url, `${p}/spans?limit=100`, 40);
-  const sample = (await getJson<{ data: { context: { trace_id: string }; attributes: Record<string, unknown> }[] }>(`${server.url}${p}/spans?limit=1000`)).body.data;
+  const sample = (
+    await getJson<{ data: { context: { trace_id: string }; attributes: Record<string, unknown> }[] }>(`${server.url}${p}/spans?limit=1000`)
+  ).body.data;
   const traceIds = sample.map((s) => s.context.trace_id);
   const userIds = sample.map((s) => s.attributes['user.id']).filter((u): u is string => typeof u === 'string');
   const sessionIds = sample.map((s) => s.attributes['session.id']).filter((u): u is string => typeof u === 'string');
@@ -179,26 +194,54 @@ const cases = async (server: ServerProcess): Promise<Case[]> => {
     { group: 'traces', name: 'traces?limit=50 (first page, newest first)', path: () => `${p}/traces?limit=50` },
     { group: 'traces', name: 'traces?limit=50&cursor=<page 2..40>', path: () => `${p}/traces?limit=50&cursor=${q(pick(traceCursors))}` },
     { group: 'traces', name: 'traces?limit=50&sort=latency_ms', path: () => `${p}/traces?limit=50&sort=latency_ms` },
-    { group: 'traces', name: 'traces?limit=50&start_time&end_time (1 h window)', path: () => {
-      const from = hourAgo();
-      return `${p}/traces?limit=50&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
-    } },
-    { group: 'traces', name: 'traces?session_identifier=<id>', path: () => `${p}/traces?limit=50&session_identifier=${q(pick(sessionIds))}` },
+    {
+      group: 'traces',
+      name: 'traces?limit=50&start_time&end_time (1 h window)',
+      path: () => {
+        const from = hourAgo();
+        return `${p}/traces?limit=50&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
+      },
+    },
+    {
+      group: 'traces',
+      name: 'traces?session_identifier=<id>',
+      path: () => `${p}/traces?limit=50&session_identifier=${q(pick(sessionIds))}`,
+    },
     { group: 'spans', name: 'spans?limit=100 (no filter)', path: () => `${p}/spans?limit=100` },
     { group: 'spans', name: 'spans?limit=100&cursor=<page 2..40>', path: () => `${p}/spans?limit=100&cursor=${q(pick(spanCursors))}` },
     { group: 'spans', name: 'spans?span_kind=LLM', path: () => `${p}/spans?limit=100&span_kind=LLM` },
-    { group: 'spans', name: 'spans?span_kind=RETRIEVER&span_kind=TOOL', path: () => `${p}/spans?limit=100&span_kind=RETRIEVER&span_kind=TOOL` },
+    {
+      group: 'spans',
+      name: 'spans?span_kind=RETRIEVER&span_kind=TOOL',
+      path: () => `${p}/spans?limit=100&span_kind=RETRIEVER&span_kind=TOOL`,
+    },
     { group: 'spans', name: 'spans?status_code=ERROR', path: () => `${p}/spans?limit=100&status_code=ERROR` },
     { group: 'spans', name: 'spans?span_kind=LLM&status_code=ERROR', path: () => `${p}/spans?limit=100&span_kind=LLM&status_code=ERROR` },
     { group: 'spans', name: 'spans?parent_id=null (roots)', path: () => `${p}/spans?limit=100&parent_id=null` },
-    { group: 'spans', name: 'spans?attribute=user.id:<one of 997>', path: () => `${p}/spans?limit=100&attribute=${q(`user.id:${pick(userIds)}`)}` },
-    { group: 'spans', name: 'spans?attribute=llm.model_name:gpt-4o-mini (~10 %)', path: () => `${p}/spans?limit=100&attribute=${q('llm.model_name:gpt-4o-mini')}` },
-    { group: 'spans', name: 'spans?attribute=metadata.tier:gold&span_kind=LLM', path: () => `${p}/spans?limit=100&span_kind=LLM&attribute=${q('metadata.tier:gold')}` },
+    {
+      group: 'spans',
+      name: 'spans?attribute=user.id:<one of 997>',
+      path: () => `${p}/spans?limit=100&attribute=${q(`user.id:${pick(userIds)}`)}`,
+    },
+    {
+      group: 'spans',
+      name: 'spans?attribute=llm.model_name:gpt-4o-mini (~10 %)',
+      path: () => `${p}/spans?limit=100&attribute=${q('llm.model_name:gpt-4o-mini')}`,
+    },
+    {
+      group: 'spans',
+      name: 'spans?attribute=metadata.tier:gold&span_kind=LLM',
+      path: () => `${p}/spans?limit=100&span_kind=LLM&attribute=${q('metadata.tier:gold')}`,
+    },
     { group: 'spans', name: 'spans?trace_id=<id>', path: () => `${p}/spans?limit=100&trace_id=${pick(traceIds)}` },
-    { group: 'spans', name: 'spans?start_time&end_time (1 h window)', path: () => {
-      const from = hourAgo();
-      return `${p}/spans?limit=100&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
-    } },
+    {
+      group: 'spans',
+      name: 'spans?start_time&end_time (1 h window)',
+      path: () => {
+        const from = hourAgo();
+        return `${p}/spans?limit=100&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
+      },
+    },
     { group: 'sessions', name: 'sessions?limit=50 (first page)', path: () => `${p}/sessions?limit=50` },
     { group: 'sessions', name: 'sessions?limit=50&order=desc', path: () => `${p}/sessions?limit=50&order=desc` },
   ];
@@ -268,16 +311,23 @@ const main = async () => {
       timings.push(t);
       log(`${c.name}: p50 ${t.p50.toFixed(1)} ms, p95 ${t.p95.toFixed(1)} ms`);
     }
-    console.log(`== queries on ${backend}, ${fmt(spans)} spans in one project, ${args.analyze === 'yes' ? 'after VACUUM ANALYZE' : 'WITHOUT planner statistics (no ANALYZE)'}; up to ${iterations} sequential requests each (after ${WARMUP} warm-up; fewer when one takes over ${args['case-budget']} s), client-side wall time`);
+    console.log(
+      `== queries on ${backend}, ${fmt(spans)} spans in one project, ${args.analyze === 'yes' ? 'after VACUUM ANALYZE' : 'WITHOUT planner statistics (no ANALYZE)'}; up to ${iterations} sequential requests each (after ${WARMUP} warm-up; fewer when one takes over ${args['case-budget']} s), client-side wall time`,
+    );
     if (loadResult) {
-      console.log(`  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`);
+      console.log(
+        `  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`,
+      );
     }
     const width = Math.max(...timings.map((t) => t.name.length));
     for (const t of timings) {
-      console.log(`  ${t.name.padEnd(width)}  p50 ${t.p50.toFixed(1).padStart(7)} ms  p95 ${t.p95.toFixed(1).padStart(7)} ms  max ${t.max.toFixed(0).padStart(5)} ms  rows ${t.rows.toFixed(0).padStart(4)}  ${(t.bytes / 1024).toFixed(0).padStart(4)} KiB  n=${t.requests}`);
+      console.log(
+        `  ${t.name.padEnd(width)}  p50 ${t.p50.toFixed(1).padStart(7)} ms  p95 ${t.p95.toFixed(1).padStart(7)} ms  max ${t.max.toFixed(0).padStart(5)} ms  rows ${t.rows.toFixed(0).padStart(4)}  ${(t.bytes / 1024).toFixed(0).padStart(4)} KiB  n=${t.requests}`,
+      );
     }
     if (dbUrl) console.log(`(${await postgresVersion(dbUrl)})`);
-    if (args.json) await writeFile(args.json, JSON.stringify({ backend, spans, iterations, analyze: args.analyze, load: loadResult, timings }, null, 2));
+    if (args.json)
+      await writeFile(args.json, JSON.stringify({ backend, spans, iterations, analyze: args.analyze, load: loadResult, timings }, null, 2));
     await server.stop();
     server = null;
   } catch (error) {

@@ -19,12 +19,7 @@ export const getJson = async <T>(url: string): Promise<{ status: number; body: T
  * The span ids stored for these traces, read through `GET /v1/projects/{p}/spans?trace_id=...`,
  * following `next_cursor`. Trace ids go `chunk` at a time to keep URLs short.
  */
-export const spanIdsOfTraces = async (
-  baseUrl: string,
-  project: string,
-  traceIds: readonly string[],
-  chunk = 40,
-): Promise<Set<string>> => {
+export const spanIdsOfTraces = async (baseUrl: string, project: string, traceIds: readonly string[], chunk = 40): Promise<Set<string>> => {
   const found = new Set<string>();
   for (let i = 0; i < traceIds.length; i += chunk) {
     const params = new URLSearchParams({ limit: '1000' });

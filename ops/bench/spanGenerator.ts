@@ -78,7 +78,17 @@ const buildCorpus = (random: () => number): string => {
 
 const MODELS = ['gpt-4o-2024-08-06', 'gpt-4o-mini', 'claude-3-5-sonnet-20241022', 'llama-3.1-70b-instruct'];
 const TOOLS = ['search_orders', 'get_weather', 'lookup_customer', 'calculator', 'web_search'];
-const CHILD_PLAN: ReadonlyArray<'RETRIEVER' | 'LLM' | 'TOOL' | 'CHAIN'> = ['RETRIEVER', 'LLM', 'TOOL', 'LLM', 'CHAIN', 'LLM', 'TOOL', 'LLM', 'RETRIEVER'];
+const CHILD_PLAN: ReadonlyArray<'RETRIEVER' | 'LLM' | 'TOOL' | 'CHAIN'> = [
+  'RETRIEVER',
+  'LLM',
+  'TOOL',
+  'LLM',
+  'CHAIN',
+  'LLM',
+  'TOOL',
+  'LLM',
+  'RETRIEVER',
+];
 
 export type SpanGenerator = {
   /** The spans of the next trace, children first. */
@@ -158,7 +168,12 @@ export const createSpanGenerator = (options: GeneratorOptions = {}): SpanGenerat
         const completion = int(20, 800);
         name = 'ChatCompletion';
         attributes = [
-          ...common('LLM', 'application/json', JSON.stringify({ messages: [{ role: 'user', content: ioText() }] }), JSON.stringify({ content: ioText() })),
+          ...common(
+            'LLM',
+            'application/json',
+            JSON.stringify({ messages: [{ role: 'user', content: ioText() }] }),
+            JSON.stringify({ content: ioText() }),
+          ),
           ['llm.model_name', { str: MODELS[int(0, MODELS.length - 1)]! }],
           ['llm.provider', { str: 'openai' }],
           ['llm.invocation_parameters', { str: `{"temperature":${(random() * 1.2).toFixed(2)},"max_tokens":1024}` }],

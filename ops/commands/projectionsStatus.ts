@@ -1,21 +1,42 @@
 import { allProjections } from '../../projections/allProjections.ts';
+import { positionFromString } from '../../domain/eventstore/types.ts';
+import { lagAfter } from '../../projections/projectionLag.ts';
 import { projectionStatus } from '../../projections/projectionStatus.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
-/** `loupe projections status`: position and lag of every read model. */
+/** `loupe projections status`: position and lag of every read model, and where any stopped and why. */
 export const run: CommandRun = async (config) => {
   const log = await openEventLog(config);
   try {
     const head = await log.store.headPosition();
-    const rows = await projectionStatus(log.database.pool, allProjections().map((p) => p.name));
+    const rows = await projectionStatus(
+      log.database.pool,
+      allProjections().map((p) => p.name),
+    );
     process.stdout.write(`log head ${head.tx}:${head.seq}\n`);
     const width = Math.max(10, ...rows.map((r) => r.name.length));
-    process.stdout.write(`${'projection'.padEnd(width)}  ${'position'.padEnd(20)}  ${'lag'.padStart(8)}  updated\n`);
+    process.stdout.write(
+      `${'projection'.padEnd(width)}  ${'position'.padEnd(20)}  ${'lag'.padStart(8)}  ${'behind'.padStart(9)}  updated\n`,
+    );
     for (const r of rows) {
-      process.stdout.write(`${r.name.padEnd(width)}  ${r.position.padEnd(20)}  ${String(r.lag).padStart(8)}  ${r.updatedAt ?? 'never'}\n`);
+      // How long users have not seen the oldest event it has not applied (0 s when caught up).
+      const { seconds } = await lagAfter(log.database.pool, positionFromString(r.position));
+      const behind = `${seconds.toFixed(1)} s`;
+      process.stdout.write(
+        `${r.name.padEnd(width)}  ${r.position.padEnd(20)}  ${String(r.lag).padStart(8)}  ${behind.padStart(9)}  ${r.updatedAt ?? 'never'}\n`,
+      );
     }
-    return 0;
+    const stopped = rows.flatMap((r) => (r.stop ? [r.stop] : []));
+    for (const s of stopped) {
+      process.stdout.write(
+        `\n${s.projection} STOPPED since ${s.since} at event ${s.event.position} (${s.event.type} in stream ${s.event.stream}, id ${s.event.id}):\n` +
+          `  ${s.error}\n` +
+          `  fix the cause and run "loupe projections retry ${s.projection}", or, if the event can never apply,\n` +
+          `  "loupe projections skip ${s.projection} --event ${s.event.position} --reason '...'" (see README, "When a projection stops")\n`,
+      );
+    }
+    return stopped.length > 0 ? 3 : 0;
   } finally {
     await log.close();
   }

@@ -45,7 +45,9 @@ for (const backend of backends) {
     log: (m) => process.stderr.write(`[check:sigkill ${backend}] ${m}\n`),
   });
   reports.push(report);
-  const rounds = report.rounds.map((r, i) => `round ${i + 1}: ${r.acknowledgedRequests} acked requests, ${r.unansweredRequests} cut off (${r.exit})`);
+  const rounds = report.rounds.map(
+    (r, i) => `round ${i + 1}: ${r.acknowledgedRequests} acked requests, ${r.unansweredRequests} cut off (${r.exit})`,
+  );
   console.log(
     `${backend}: acknowledged ${report.acknowledgedSpans} spans, found ${report.foundSpans}, missing ${report.missingSpans}` +
       ` (+${report.unacknowledgedButStored} spans of cut-off requests stored anyway); projections ${report.lagAtRestart ?? '?'} events behind at the last restart; ${report.seconds.toFixed(0)} s\n  ${rounds.join('\n  ')}` +

@@ -141,8 +141,15 @@ export const runSigkillCheck = async (options: SigkillCheckOptions): Promise<Sig
       unanswered.push(...stats.lost.flatMap((i) => batches[i]!));
       const other = [...stats.failures].filter(([what]) => !what.startsWith('network'));
       if (other.length > 0) throw new Error(`unexpected answers before the kill: ${JSON.stringify(other)}`);
-      roundReports.push({ acknowledgedRequests: stats.acked.length, unansweredRequests: stats.lost.length, acknowledgedSpans: acked.length, exit });
-      log(`round ${round}: ${stats.acked.length} requests (${acked.length} spans) acknowledged, ${stats.lost.length} cut off; server ${exit}`);
+      roundReports.push({
+        acknowledgedRequests: stats.acked.length,
+        unansweredRequests: stats.lost.length,
+        acknowledgedSpans: acked.length,
+        exit,
+      });
+      log(
+        `round ${round}: ${stats.acked.length} requests (${acked.length} spans) acknowledged, ${stats.lost.length} cut off; server ${exit}`,
+      );
     }
 
     server = await startServerProcess({ env, startTimeoutMs: 120_000 });

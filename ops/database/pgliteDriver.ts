@@ -16,22 +16,30 @@ import { Readable } from 'node:stream';
  * slonik over embedded PGlite, so the same queries run on PGlite and on a real Postgres.
  * PGlite is ONE session: a client that opens a transaction owns the session until it commits or
  * rolls back, otherwise statements of other clients would run inside its transaction.
- * (stack-notes §1(b): the socket multiplexer is unsafe with more than one connection.)
+ * (docs/reference/stack-notes.md §1(b): the socket multiplexer is unsafe with more than one connection.)
  */
 
 // The same SQLSTATE → slonik error table @slonik/pg-driver uses, so callers catch one error type.
 const wrapError = (error: unknown, sqlText: string, values: readonly unknown[]): unknown => {
   const e = error as { code?: string; message?: string };
   switch (e?.code) {
-    case '22P02': return new InvalidInputError(e.message ?? 'invalid input');
-    case '23502': return new NotNullIntegrityConstraintViolationError(error as Error);
-    case '23503': return new ForeignKeyIntegrityConstraintViolationError(error as Error);
-    case '23505': return new UniqueIntegrityConstraintViolationError(error as Error);
-    case '23P01': return new CheckExclusionConstraintViolationError(error as Error);
-    case '23514': return new CheckIntegrityConstraintViolationError(error as Error);
+    case '22P02':
+      return new InvalidInputError(e.message ?? 'invalid input');
+    case '23502':
+      return new NotNullIntegrityConstraintViolationError(error as Error);
+    case '23503':
+      return new ForeignKeyIntegrityConstraintViolationError(error as Error);
+    case '23505':
+      return new UniqueIntegrityConstraintViolationError(error as Error);
+    case '23P01':
+      return new CheckExclusionConstraintViolationError(error as Error);
+    case '23514':
+      return new CheckIntegrityConstraintViolationError(error as Error);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    case '42601': return new InputSyntaxError(error as Error, { sql: sqlText, values } as any);
-    default: return error;
+    case '42601':
+      return new InputSyntaxError(error as Error, { sql: sqlText, values } as any);
+    default:
+      return error;
   }
 };
 

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { ApiKeyKind } from '../../domain/apikeys/events.ts';
+import type { ApiKeyKind } from '../../domain/apiKeys/events.ts';
 
 export type ApiKeyRow = {
   readonly keyId: string;

@@ -1,6 +1,7 @@
 import { sql } from 'slonik';
-import type { ApiKeyEvent } from '../../domain/apikeys/events.ts';
-import type { UserDeleted } from '../../domain/identity/events.ts';
+import { storedApiKeyExpiry } from '../../domain/apiKeys/apiKeyText.ts';
+import { storedOptionalText, storedText } from '../../domain/identity/textRule.ts';
+import { loupeEvent } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 
 /**
@@ -34,14 +35,14 @@ export const apiKeysProjection: Projection = {
   ],
   apply: async (tx, events) => {
     for (const stored of events) {
-      const event = { type: stored.type, data: stored.data } as ApiKeyEvent | UserDeleted;
+      const event = loupeEvent(stored);
       switch (event.type) {
         case 'ApiKeyIssued': {
           const d = event.data;
           await tx.query(sql.unsafe`
             INSERT INTO api_keys (key_id, ordinal, kind, owner_user_id, created_by, name, description, expires_at, key_hash, created_at)
-            VALUES (${d.keyId}, ${stored.position.seq}, ${d.kind}, ${d.ownerUserId}, ${d.createdBy}, ${d.name}, ${d.description},
-                    ${d.expiresAt}::timestamptz, ${d.keyHash}, ${d.at}::timestamptz)
+            VALUES (${d.keyId}, ${stored.position.seq}, ${d.kind}, ${d.ownerUserId}, ${d.createdBy}, ${storedText(d.name)},
+                    ${storedOptionalText(d.description)}, ${storedApiKeyExpiry(d.expiresAt, d.at)}::timestamptz, ${d.keyHash}, ${d.at}::timestamptz)
             ON CONFLICT (key_id) DO NOTHING`);
           break;
         }

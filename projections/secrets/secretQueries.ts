@@ -29,7 +29,9 @@ export const listSecrets = async (
 ): Promise<{ readonly secrets: readonly SecretListing[]; readonly nextKey: string | null }> => {
   const pattern = query.search === null ? null : `%${escapeLike(query.search)}%`;
   const matches =
-    pattern === null ? sql.fragment`TRUE` : sql.fragment`(s.key ILIKE ${pattern} OR u.username ILIKE ${pattern} OR u.email ILIKE ${pattern})`;
+    pattern === null
+      ? sql.fragment`TRUE`
+      : sql.fragment`(s.key ILIKE ${pattern} OR u.username ILIKE ${pattern} OR u.email ILIKE ${pattern})`;
   const after = query.afterKey === null ? sql.fragment`TRUE` : sql.fragment`s.key > ${query.afterKey}`;
   const rows = await db.any(sql.type(row)`
     SELECT s.key, s.owner_user_id, u.username, u.email, s.created_at, s.updated_at

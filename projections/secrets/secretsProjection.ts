@@ -1,5 +1,6 @@
 import { sql } from 'slonik';
-import type { SecretsEvent } from '../../domain/secrets/events.ts';
+import { INDEXED_TEXT_MAX_LENGTH, storedText } from '../../domain/identity/textRule.ts';
+import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 
 /**
@@ -25,17 +26,18 @@ export const secretsProjection: Projection = {
   ],
   apply: async (tx, events) => {
     for (const stored of events) {
-      if (stored.type !== 'SecretsReplaced') continue;
-      const { data } = stored as unknown as SecretsEvent;
+      if (!isEventOf(stored, ['SecretsReplaced'])) continue;
+      const { data } = stored;
       for (const { key, value } of data.upserted) {
         await tx.query(sql.unsafe`
           INSERT INTO secrets (key, sealed_value, owner_user_id, created_at, updated_at)
-          VALUES (${key}, ${sql.jsonb(value)}, ${data.userId}, ${data.at}::timestamptz, ${data.at}::timestamptz)
+          VALUES (${storedText(key, INDEXED_TEXT_MAX_LENGTH)}, ${sql.jsonb(value)}, ${data.userId}, ${data.at}::timestamptz, ${data.at}::timestamptz)
           ON CONFLICT (key) DO UPDATE SET sealed_value = excluded.sealed_value, owner_user_id = excluded.owner_user_id,
             updated_at = excluded.updated_at`);
       }
       if (data.deleted.length > 0) {
-        await tx.query(sql.unsafe`DELETE FROM secrets WHERE key = ANY(${sql.array([...data.deleted], 'text')})`);
+        const keys = data.deleted.map((key) => storedText(key, INDEXED_TEXT_MAX_LENGTH));
+        await tx.query(sql.unsafe`DELETE FROM secrets WHERE key = ANY(${sql.array(keys, 'text')})`);
       }
     }
   },

@@ -1,16 +1,33 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import type { SpansIngestedData } from '../../domain/tracing/events.ts';
+import type { SpansIngested, SpansIngestedData } from '../../domain/tracing/events.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
+import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
+import { attributeIndexOfRow } from './attributeFilter.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { spanRow, type SpanRow } from './spanRow.ts';
+import { spanInsertRow, type SpanInsertRow } from './spanInsertRow.ts';
 
 type TraceCandidate = { id: number; trace_id: string; project_id: number; start_time: string; end_time: string };
 type SessionCandidate = { id: number; session_id: string; trace_id: string };
 
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::jsonb`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The event's batch as it may be stored (`storable.ts`): ingest normalises before appending, but
+ * the log also holds events written before those rules, and a replay must build the same rows
+ * from them as the live run did. A project id that is not a uuid (a crafted event) matches no project.
+ */
+const storedBatch = ({ data }: StoredEvent & SpansIngested): SpansIngestedData => {
+  const projectId =
+    typeof data?.projectId === 'string' && UUID.test(data.projectId)
+      ? data.projectId.toLowerCase()
+      : '00000000-0000-0000-0000-000000000000';
+  return { ...storableBatch(data), projectId };
+};
 
 /**
  * Applies consecutive `SpansIngested` events with a fixed number of statements, however many
@@ -18,8 +35,12 @@ const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}:
  * stored, or repeated in the batch) are skipped by `ON CONFLICT DO NOTHING`; inserting in row-id
  * order makes the first occurrence win, as in a replay.
  */
-export const applySpansIngested = async (tx: DatabaseTransactionConnection, events: readonly StoredEvent[], ids: IdAllocator): Promise<void> => {
-  const batches = events.map((e) => e.data as SpansIngestedData);
+export const applySpansIngested = async (
+  tx: DatabaseTransactionConnection,
+  events: readonly (StoredEvent & SpansIngested)[],
+  ids: IdAllocator,
+): Promise<void> => {
+  const batches = events.map(storedBatch);
   const projectIds = [...new Set(batches.map((b) => b.projectId))];
   const projects = new Map(
     (
@@ -29,7 +50,7 @@ export const applySpansIngested = async (tx: DatabaseTransactionConnection, even
   );
 
   const traces: TraceCandidate[] = [];
-  const spans: SpanRow[] = [];
+  const spans: SpanInsertRow[] = [];
   const sessions: SessionCandidate[] = [];
   for (const batch of batches) {
     const project = projects.get(batch.projectId);
@@ -44,14 +65,15 @@ export const applySpansIngested = async (tx: DatabaseTransactionConnection, even
         const [start_time, end_time] = [nanosToIsoMicros(span.startTimeUnixNano), nanosToIsoMicros(span.endTimeUnixNano)];
         eventTraces.set(span.traceId, { id: ids.next('trace'), trace_id: span.traceId, project_id: project, start_time, end_time });
       }
-      spans.push(spanRow(ids.next('span'), span));
+      spans.push(spanInsertRow(ids.next('span'), span));
       if (span.sessionId !== null && !traceSession.has(span.traceId)) {
         traceSession.set(span.traceId, span.sessionId);
         if (!eventSessions.has(span.sessionId)) eventSessions.set(span.sessionId, ids.next('session'));
       }
     }
     traces.push(...eventTraces.values());
-    for (const [traceId, sessionId] of traceSession) sessions.push({ id: eventSessions.get(sessionId)!, session_id: sessionId, trace_id: traceId });
+    for (const [traceId, sessionId] of traceSession)
+      sessions.push({ id: eventSessions.get(sessionId)!, session_id: sessionId, trace_id: traceId });
   }
   if (spans.length === 0) return;
   // First occurrence wins among repeats within these events; rows already stored win over both.
@@ -70,9 +92,10 @@ export const applySpansIngested = async (tx: DatabaseTransactionConnection, even
   const touched = await tx.anyFirst(sql.type(z.object({ trace_rowid: z.bigint() }))`
     WITH inserted AS (
       INSERT INTO spans (id, span_id, trace_rowid, trace_id, project_id, parent_id, name, span_kind, otel_kind, status_code,
-        status_message, start_time, end_time, attributes, events, llm_token_count_prompt, llm_token_count_completion)
+        status_message, start_time, end_time, attributes, attribute_index, events, llm_token_count_prompt, llm_token_count_completion)
       SELECT x.id, x.span_id, t.id, x.trace_id, t.project_id, x.parent_id, x.name, x.span_kind, x.otel_kind, x.status_code,
-        x.status_message, x.start_time, x.end_time, x.attributes, x.events, x.llm_token_count_prompt, x.llm_token_count_completion
+        x.status_message, x.start_time, x.end_time, x.attributes,
+        ${attributeIndexOfRow('x')}, x.events, x.llm_token_count_prompt, x.llm_token_count_completion
       FROM jsonb_to_recordset(${json(firstSpans)}) AS x(id bigint, span_id text, trace_id text, parent_id text, name text, span_kind text,
         otel_kind text, status_code text, status_message text, start_time timestamptz, end_time timestamptz, attributes jsonb,
         events jsonb, llm_token_count_prompt bigint, llm_token_count_completion bigint)

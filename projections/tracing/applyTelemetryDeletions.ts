@@ -7,6 +7,21 @@ import { recomputeSessions, recomputeTraces } from './recompute.ts';
 const rowids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::json`;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What the event deletes, as a `json_to_recordset` row. A crafted event whose project is not a
+ * uuid, or whose id is not text Postgres can hold (a NUL fails the `json` to `text` cast),
+ * matches nothing instead of failing the statement: no stored row could carry such an id.
+ */
+const target = (e: TelemetryDeletionEvent): { project_id: string; id: string }[] => {
+  const id = e.type === 'SpanDeleted' ? e.data?.spanId : e.type === 'TraceDeleted' ? e.data?.traceId : e.data?.sessionId;
+  const projectId = e.data?.projectId;
+  return typeof projectId === 'string' && UUID.test(projectId) && typeof id === 'string' && !id.includes('\u0000')
+    ? [{ project_id: projectId, id }]
+    : [];
+};
+
 /**
  * Consecutive deletion events of one type, in one go (a bulk session delete is one append of many
  * events). Each matches only within its project, and one already applied matches nothing.
@@ -14,13 +29,13 @@ const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}:
 export const applyTelemetryDeletions = async (
   tx: DatabaseTransactionConnection,
   type: TelemetryDeletionEvent['type'],
-  events: readonly StoredEvent[],
+  events: readonly (StoredEvent & TelemetryDeletionEvent)[],
 ): Promise<void> => {
-  const targets = events.map((e) => e.data as TelemetryDeletionEvent['data']);
+  const rows = events.flatMap(target);
+  if (rows.length === 0) return;
   switch (type) {
     case 'SpanDeleted': {
       // Children stay, as orphans; a trace whose last span goes is deleted by the recompute.
-      const rows = targets.map((t) => ({ project_id: t.projectId, id: (t as { spanId: string }).spanId }));
       const traces = await tx.anyFirst(sql.type(z.object({ trace_rowid: z.bigint() }))`
         DELETE FROM spans s USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
         WHERE p.project_id = x.project_id AND s.project_id = p.id AND s.span_id = x.id
@@ -29,19 +44,20 @@ export const applyTelemetryDeletions = async (
       return;
     }
     case 'TraceDeleted': {
-      const rows = targets.map((t) => ({ project_id: t.projectId, id: (t as { traceId: string }).traceId }));
       const deleted = await tx.any(sql.type(z.object({ id: z.bigint(), session_id: z.bigint().nullable() }))`
         DELETE FROM traces t USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
         WHERE p.project_id = x.project_id AND t.project_id = p.id AND t.trace_id = x.id
         RETURNING t.id, t.session_id`);
       if (deleted.length === 0) return;
       await tx.query(sql.unsafe`DELETE FROM spans WHERE trace_rowid = ANY(${rowids(deleted.map((d) => d.id))})`);
-      await recomputeSessions(tx, deleted.flatMap((d) => (d.session_id === null ? [] : [Number(d.session_id)])));
+      await recomputeSessions(
+        tx,
+        deleted.flatMap((d) => (d.session_id === null ? [] : [Number(d.session_id)])),
+      );
       return;
     }
     case 'SessionDeleted': {
       // Every trace of the session goes, whichever project it was sent to.
-      const rows = targets.map((t) => ({ project_id: t.projectId, id: (t as { sessionId: string }).sessionId }));
       const sessions = await tx.anyFirst(sql.type(z.object({ id: z.bigint() }))`
         DELETE FROM sessions s USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
         WHERE p.project_id = x.project_id AND s.project_id = p.id AND s.session_id = x.id

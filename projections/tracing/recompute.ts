@@ -4,6 +4,13 @@ import { z } from 'zod';
 const idList = (ids: Iterable<number>) => sql.array([...new Set(ids)], 'int8');
 
 /**
+ * A sum (numeric) clamped into bigint: hostile counts (two 6e18 in one trace) must not make the
+ * UPDATE fail with "bigint out of range" and stop the projection.
+ */
+const clampedSum = (column: string) =>
+  sql.fragment`least(greatest(coalesce(sum(${sql.identifier([column])}), 0), -9223372036854775808), 9223372036854775807)::bigint`;
+
+/**
  * Recomputes these traces from their spans (times, root, counts, token sums): recomputing
  * rather than incrementing keeps a replayed or duplicated span from counting twice. Traces left
  * without spans are deleted. Returns the sessions of the traces touched, to recompute next.
@@ -21,7 +28,7 @@ export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRo
     FROM (
       SELECT trace_rowid, min(start_time) AS start_time, max(end_time) AS end_time, count(*)::int AS span_count,
         (count(*) FILTER (WHERE status_code = 'ERROR'))::int AS error_count,
-        coalesce(sum(llm_token_count_prompt), 0) AS prompt, coalesce(sum(llm_token_count_completion), 0) AS completion,
+        ${clampedSum('llm_token_count_prompt')} AS prompt, ${clampedSum('llm_token_count_completion')} AS completion,
         (array_agg(span_id ORDER BY start_time, id) FILTER (WHERE parent_id IS NULL))[1] AS root_span_id
       FROM spans WHERE trace_rowid = ANY(${ids}) GROUP BY trace_rowid
     ) a
@@ -47,7 +54,7 @@ export const recomputeSessions = async (tx: DatabaseTransactionConnection, sessi
       first_input = f.value, first_input_mime_type = f.mime_type, last_output = l.value, last_output_mime_type = l.mime_type
     FROM (
       SELECT session_id, min(start_time) AS start_time, max(end_time) AS end_time, count(*)::int AS trace_count,
-        sum(token_count_prompt) AS prompt, sum(token_count_completion) AS completion
+        ${clampedSum('token_count_prompt')} AS prompt, ${clampedSum('token_count_completion')} AS completion
       FROM traces WHERE session_id = ANY(${ids}) GROUP BY session_id
     ) a
     LEFT JOIN LATERAL (

@@ -2,12 +2,10 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { micros } from './micros.ts';
 
-const sessionRow = z.object({
+/** A session's own columns (`sessionColumns` of `sessions s`): its aggregates over its traces. */
+export const sessionAggregateRow = z.object({
   id: z.bigint().transform(Number),
   session_id: z.string(),
-  project_rowid: z.bigint().transform(Number),
-  project_id: z.string(),
-  project_name: z.string(),
   start_us: z.bigint(),
   end_us: z.bigint(),
   trace_count: z.number(),
@@ -19,12 +17,19 @@ const sessionRow = z.object({
   last_output_mime_type: z.string().nullable(),
 });
 
+export const sessionColumns = sql.fragment`
+  s.id, s.session_id, ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.trace_count,
+  s.token_count_prompt, s.token_count_completion, s.first_input, s.first_input_mime_type, s.last_output, s.last_output_mime_type`;
+
+const sessionRow = sessionAggregateRow.extend({
+  project_rowid: z.bigint().transform(Number),
+  project_id: z.string(),
+  project_name: z.string(),
+});
+
 export type SessionRow = z.infer<typeof sessionRow>;
 
-const columns = sql.fragment`
-  s.id, s.session_id, p.id AS project_rowid, p.project_id::text AS project_id, p.name AS project_name,
-  ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.trace_count,
-  s.token_count_prompt, s.token_count_completion, s.first_input, s.first_input_mime_type, s.last_output, s.last_output_mime_type`;
+const columns = sql.fragment`${sessionColumns}, p.id AS project_rowid, p.project_id::text AS project_id, p.name AS project_name`;
 
 /** A project's sessions by row id (ascending by default), from `cursor` inclusive; `limit + 1` rows. */
 export const listSessions = (
@@ -44,7 +49,10 @@ export const listSessions = (
 };
 
 /** A session by row id or by its `session.id` (sessions ids are global, not per project). */
-export const findSession = (db: CommonQueryMethods, key: { readonly id: number } | { readonly sessionId: string }): Promise<SessionRow | null> =>
+export const findSession = (
+  db: CommonQueryMethods,
+  key: { readonly id: number } | { readonly sessionId: string },
+): Promise<SessionRow | null> =>
   db.maybeOne(sql.type(sessionRow)`
     SELECT ${columns} FROM sessions s JOIN projects p ON p.id = s.project_id
     WHERE ${'id' in key ? sql.fragment`s.id = ${key.id}` : sql.fragment`s.session_id = ${key.sessionId}`}`);

@@ -1,3 +1,4 @@
+import { attributeMatches } from './attributeFilter.ts';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { JsonObject, JsonScalar } from '../../domain/tracing/jsonValue.ts';
@@ -5,7 +6,8 @@ import { micros } from './micros.ts';
 
 export type StoredSpanEvent = { readonly name: string; readonly time_unix_nano: string; readonly attributes: JsonObject };
 
-const spanRow = z.object({
+/** A stored span as the span queries read it (`spanColumns` of `spans s`). */
+export const spanRow = z.object({
   id: z.bigint().transform(Number),
   span_id: z.string(),
   trace_id: z.string(),
@@ -23,7 +25,12 @@ const spanRow = z.object({
 
 export type SpanRow = z.infer<typeof spanRow>;
 
-/** Every filter is optional; lists are OR within, filters AND across (rest-facts §4.1). */
+/** The columns `spanRow` reads, from `spans` aliased `s`. */
+export const spanColumns = sql.fragment`
+  s.id, s.span_id, s.trace_id, s.parent_id, s.name, s.span_kind, s.otel_kind, s.status_code, s.status_message,
+  ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.attributes, s.events`;
+
+/** Every filter is optional; lists are OR within, filters AND across (docs/reference/rest-facts.md §4.1). */
 export type SpanFilter = {
   readonly projectId: number;
   readonly cursor: number | null;
@@ -44,24 +51,29 @@ export type SpanFilter = {
 
 const text = (values: readonly string[]) => sql.array([...values], 'text');
 
+/** The filter's conditions on `spans s`, every one but the cursor (whose meaning depends on the sort). */
+export const spanFilterConditions = (f: SpanFilter) => [
+  sql.fragment`s.project_id = ${f.projectId}`,
+  ...(f.startTime !== undefined ? [sql.fragment`s.start_time >= ${f.startTime}::timestamptz`] : []),
+  ...(f.endTime !== undefined ? [sql.fragment`s.start_time < ${f.endTime}::timestamptz`] : []),
+  ...(f.traceIds?.length ? [sql.fragment`s.trace_rowid IN (SELECT id FROM traces WHERE trace_id = ANY(${text(f.traceIds)}))`] : []),
+  ...(f.spanIds?.length ? [sql.fragment`s.span_id = ANY(${text(f.spanIds)})`] : []),
+  ...(f.parentId === null
+    ? [sql.fragment`s.parent_id IS NULL`]
+    : f.parentId !== undefined
+      ? [sql.fragment`s.parent_id = ${f.parentId}`]
+      : []),
+  ...(f.names?.length ? [sql.fragment`s.name = ANY(${text(f.names)})`] : []),
+  ...(f.spanKinds?.length ? [sql.fragment`s.span_kind = ANY(${text(f.spanKinds)})`] : []),
+  ...(f.statusCodes?.length ? [sql.fragment`s.status_code = ANY(${text(f.statusCodes)})`] : []),
+  ...(f.attributes ?? []).map((a) => attributeMatches('s', a.key, a.value)),
+];
+
 /** Newest first (row id descending, i.e. insertion order), from `cursor` inclusive; `limit + 1` rows. */
 export const listSpans = (db: CommonQueryMethods, f: SpanFilter): Promise<readonly SpanRow[]> => {
-  const where = [
-    sql.fragment`s.project_id = ${f.projectId}`,
-    ...(f.cursor !== null ? [sql.fragment`s.id <= ${f.cursor}`] : []),
-    ...(f.startTime !== undefined ? [sql.fragment`s.start_time >= ${f.startTime}::timestamptz`] : []),
-    ...(f.endTime !== undefined ? [sql.fragment`s.start_time < ${f.endTime}::timestamptz`] : []),
-    ...(f.traceIds?.length ? [sql.fragment`s.trace_rowid IN (SELECT id FROM traces WHERE trace_id = ANY(${text(f.traceIds)}))`] : []),
-    ...(f.spanIds?.length ? [sql.fragment`s.span_id = ANY(${text(f.spanIds)})`] : []),
-    ...(f.parentId === null ? [sql.fragment`s.parent_id IS NULL`] : f.parentId !== undefined ? [sql.fragment`s.parent_id = ${f.parentId}`] : []),
-    ...(f.names?.length ? [sql.fragment`s.name = ANY(${text(f.names)})`] : []),
-    ...(f.spanKinds?.length ? [sql.fragment`s.span_kind = ANY(${text(f.spanKinds)})`] : []),
-    ...(f.statusCodes?.length ? [sql.fragment`s.status_code = ANY(${text(f.statusCodes)})`] : []),
-    ...(f.attributes ?? []).map((a) => sql.fragment`s.attributes @> ${JSON.stringify({ [a.key]: a.value })}::jsonb`),
-  ];
+  const where = [...spanFilterConditions(f), ...(f.cursor !== null ? [sql.fragment`s.id <= ${f.cursor}`] : [])];
   return db.any(sql.type(spanRow)`
-    SELECT s.id, s.span_id, s.trace_id, s.parent_id, s.name, s.span_kind, s.otel_kind, s.status_code, s.status_message,
-      ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.attributes, s.events
+    SELECT ${spanColumns}
     FROM spans s
     WHERE ${sql.join(where, sql.fragment` AND `)}
     ORDER BY s.id DESC
@@ -90,4 +102,6 @@ export const findSpan = (db: CommonQueryMethods, key: { readonly id: number } | 
 export const existingSpanIds = async (db: CommonQueryMethods, spanIds: readonly string[]): Promise<Set<string>> =>
   spanIds.length === 0
     ? new Set()
-    : new Set(await db.anyFirst(sql.type(z.object({ span_id: z.string() }))`SELECT span_id FROM spans WHERE span_id = ANY(${text(spanIds)})`));
+    : new Set(
+        await db.anyFirst(sql.type(z.object({ span_id: z.string() }))`SELECT span_id FROM spans WHERE span_id = ANY(${text(spanIds)})`),
+      );

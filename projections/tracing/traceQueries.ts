@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { micros } from './micros.ts';
 
+/** A trace as the trace lists read it (`traceColumns` of `traces t`). */
 const traceRow = z.object({
   id: z.bigint().transform(Number),
   trace_id: z.string(),
@@ -13,6 +14,8 @@ const traceRow = z.object({
 });
 
 export type TraceRow = z.infer<typeof traceRow>;
+
+type Condition = ReturnType<typeof sql.fragment>;
 
 export type TraceFilter = {
   readonly projectId: number;
@@ -44,7 +47,12 @@ const cursorKey = (db: CommonQueryMethods, f: TraceFilter, cursor: number): Prom
  * (project, key, id) index serves the page. A cursor whose trace is gone falls back to Phoenix's
  * row-id comparison.
  */
-export const listTraces = async (db: CommonQueryMethods, f: TraceFilter): Promise<readonly TraceRow[]> => {
+export const listTraces = async (
+  db: CommonQueryMethods,
+  f: TraceFilter,
+  /** Further conditions on `traces t` (e.g. on its root span, filteredTraceQueries.ts). */
+  extra: readonly Condition[] = [],
+): Promise<readonly TraceRow[]> => {
   const desc = f.order === 'desc';
   const cmp = desc ? sql.fragment`<=` : sql.fragment`>=`;
   const key = sortKey(f.sort);
@@ -52,10 +60,15 @@ export const listTraces = async (db: CommonQueryMethods, f: TraceFilter): Promis
   const start = f.cursor === null ? null : await cursorKey(db, f, f.cursor);
   const where = [
     sql.fragment`t.project_id = ${f.projectId}`,
-    ...(f.cursor === null ? [] : start === null ? [sql.fragment`t.id ${cmp} ${f.cursor}`] : [sql.fragment`(${key}, t.id) ${cmp} (${start}::${keyType}, ${f.cursor})`]),
+    ...(f.cursor === null
+      ? []
+      : start === null
+        ? [sql.fragment`t.id ${cmp} ${f.cursor}`]
+        : [sql.fragment`(${key}, t.id) ${cmp} (${start}::${keyType}, ${f.cursor})`]),
     ...(f.startTime !== undefined ? [sql.fragment`t.start_time >= ${f.startTime}::timestamptz`] : []),
     ...(f.endTime !== undefined ? [sql.fragment`t.start_time < ${f.endTime}::timestamptz`] : []),
     ...(f.sessionIds !== undefined ? [sql.fragment`t.session_id = ANY(${sql.array([...f.sessionIds], 'int8')})`] : []),
+    ...extra,
   ];
   const direction = desc ? sql.fragment`DESC` : sql.fragment`ASC`;
   return db.any(sql.type(traceRow)`
@@ -102,7 +115,10 @@ const traceOwner = z.object({
 export type TraceOwner = z.infer<typeof traceOwner>;
 
 /** A trace by row id or OpenTelemetry trace id, with its project (for a deletion). */
-export const findTrace = (db: CommonQueryMethods, key: { readonly id: number } | { readonly traceId: string }): Promise<TraceOwner | null> =>
+export const findTrace = (
+  db: CommonQueryMethods,
+  key: { readonly id: number } | { readonly traceId: string },
+): Promise<TraceOwner | null> =>
   db.maybeOne(sql.type(traceOwner)`
     SELECT t.id, t.trace_id, p.id AS project_rowid, p.project_id::text AS project_id, p.name AS project_name
     FROM traces t JOIN projects p ON p.id = t.project_id

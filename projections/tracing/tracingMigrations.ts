@@ -1,4 +1,5 @@
 import type { Migration } from '../../domain/eventstore/migration.ts';
+import { attributeIndexOf } from './attributeFilter.ts';
 
 /**
  * The tracing read model. Row ids (`id`) are the integers inside the REST GlobalIDs
@@ -98,6 +99,20 @@ export const tracingMigrations: readonly Migration[] = [
         ALTER TABLE spans ALTER COLUMN events SET COMPRESSION lz4;
       EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN NULL;
       END $$;
+    `,
+  },
+  {
+    // Rare attribute values (a user id among thousands) found through an index (issue 14, item 4):
+    // the small attributes only, inline (no TOAST), with a GIN index the planner has statistics
+    // for. It replaces the GIN index on the whole document, which every ingested span paid for and
+    // which no plan could use well. Existing rows are filled with the projector's own expression.
+    id: 'tracing/0002_attribute_index',
+    sql: `
+      ALTER TABLE spans ADD COLUMN attribute_index jsonb NOT NULL DEFAULT '{}'::jsonb;
+      ALTER TABLE spans ALTER COLUMN attribute_index DROP DEFAULT;
+      UPDATE spans SET attribute_index = ${attributeIndexOf('attributes')};
+      CREATE INDEX spans_attribute_index ON spans USING gin (attribute_index jsonb_path_ops);
+      DROP INDEX spans_attributes;
     `,
   },
 ];

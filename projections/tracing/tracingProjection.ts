@@ -1,5 +1,6 @@
-import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import type { SpansIngestedData, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
+import { isEventOf } from '../../domain/loupeEvent.ts';
+import type { ProjectEvent } from '../../domain/projects/events.ts';
+import type { SpansIngested, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import type { Projection } from '../projection.ts';
 import { applyProjectEvent } from './applyProjectEvent.ts';
 import { applySpansIngested } from './applySpansIngested.ts';
@@ -10,10 +11,12 @@ import { tracingMigrations } from './tracingMigrations.ts';
 /** Spans per statement: big enough that per-statement costs vanish, small enough to bound one parameter's size. */
 const SPANS_PER_CHUNK = 4000;
 
-const DELETIONS = new Set<string>(['SpanDeleted', 'TraceDeleted', 'SessionDeleted']);
-const PROJECT_EVENTS = new Set<string>(['ProjectCreated', 'ProjectUpdated', 'ProjectDeleted']);
+const SPANS: readonly SpansIngested['type'][] = ['SpansIngested'];
+const DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted'];
+const PROJECT_EVENTS: readonly ProjectEvent['type'][] = ['ProjectCreated', 'ProjectUpdated', 'ProjectDeleted'];
 
-const spanCount = (e: StoredEvent) => (e.data as SpansIngestedData).spans.length;
+/** A crafted event may hold anything under `data` (null, `spans` not a list): it counts as empty. */
+const spanCount = (e: SpansIngested) => (Array.isArray(e.data?.spans) ? e.data.spans.length : 0);
 
 /**
  * Projects, traces, spans and sessions: one projector, because each depends on the others
@@ -29,20 +32,21 @@ export const tracingProjection: Projection = {
     let i = 0;
     while (i < events.length) {
       const event = events[i]!;
-      if (event.type === 'SpansIngested') {
-        const run: StoredEvent[] = [];
-        let spans = 0;
-        while (i < events.length && events[i]!.type === 'SpansIngested' && (run.length === 0 || spans + spanCount(events[i]!) <= SPANS_PER_CHUNK)) {
-          spans += spanCount(events[i]!);
-          run.push(events[i++]!);
+      if (isEventOf(event, SPANS)) {
+        const run = [event];
+        let spans = spanCount(event);
+        for (let next = events[++i]; next !== undefined && isEventOf(next, SPANS); next = events[++i]) {
+          if (spans + spanCount(next) > SPANS_PER_CHUNK) break;
+          spans += spanCount(next);
+          run.push(next);
         }
         await applySpansIngested(tx, run, ids);
-      } else if (DELETIONS.has(event.type)) {
-        const run: StoredEvent[] = [];
-        while (i < events.length && events[i]!.type === event.type) run.push(events[i++]!);
-        await applyTelemetryDeletions(tx, event.type as TelemetryDeletionEvent['type'], run);
+      } else if (isEventOf(event, DELETIONS)) {
+        const run = [event];
+        for (let next = events[++i]; next !== undefined && isEventOf(next, [event.type]); next = events[++i]) run.push(next);
+        await applyTelemetryDeletions(tx, event.type, run);
       } else {
-        if (PROJECT_EVENTS.has(event.type)) await applyProjectEvent(tx, event, ids);
+        if (isEventOf(event, PROJECT_EVENTS)) await applyProjectEvent(tx, event, ids);
         i++;
       }
     }

@@ -23,8 +23,22 @@ type Ctx = { db: TestDatabase; deps: AppDeps; logs: string[]; draining: boolean 
 const test = suite<Ctx>('http skeleton', {} as Ctx);
 
 const demoRoutes: RouteDef[] = [
-  { method: 'GET', path: '/v1/conflict', permission: 'read', handler: () => { throw new DomainError('name_taken', 'Name already exists', 'conflict'); } },
-  { method: 'GET', path: '/v1/crash', permission: 'read', handler: () => { throw new Error('secret internals'); } },
+  {
+    method: 'GET',
+    path: '/v1/conflict',
+    permission: 'read',
+    handler: () => {
+      throw new DomainError('name_taken', 'Name already exists', 'conflict');
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/crash',
+    permission: 'read',
+    handler: () => {
+      throw new Error('secret internals');
+    },
+  },
   {
     method: 'POST',
     path: '/v1/echo',
@@ -33,7 +47,15 @@ const demoRoutes: RouteDef[] = [
       ctx.body = parseBody(ctx, z.object({ data: z.object({ name: z.string() }) }));
     },
   },
-  { method: 'GET', path: '/v1/slow', permission: 'read', handler: async (ctx) => { await new Promise((r) => setTimeout(r, 300)); ctx.body = { done: true }; } },
+  {
+    method: 'GET',
+    path: '/v1/slow',
+    permission: 'read',
+    handler: async (ctx) => {
+      await new Promise((r) => setTimeout(r, 300));
+      ctx.body = { done: true };
+    },
+  },
 ];
 
 const serve = async (ctx: Ctx, rootPath = '') => {
@@ -101,7 +123,10 @@ test('errors have one shape; unexpected errors are logged with the request id an
     assert.is(body.code, 'internal_error');
     assert.not.match(JSON.stringify(body), /secret internals/);
     const id = crash.headers.get('x-request-id')!;
-    assert.ok(ctx.logs.some((l) => l.includes(id) && l.includes('secret internals')), 'the error is logged with its request id');
+    assert.ok(
+      ctx.logs.some((l) => l.includes(id) && l.includes('secret internals')),
+      'the error is logged with its request id',
+    );
   } finally {
     await closeServer(server);
   }

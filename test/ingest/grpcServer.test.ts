@@ -14,7 +14,11 @@ const MAX = 64 * 1024;
 type Harness = { server: OtlpGrpcServer; url: string; calls: ReturnType<typeof recordingSink>; budget: IngestBudget; errors: unknown[] };
 
 const start = async (
-  options: { sink?: SpanSink; budget?: IngestBudget; authenticate?: (r: { authorization: string | null }) => Promise<GrpcAuthResult<unknown>> } = {},
+  options: {
+    sink?: SpanSink;
+    budget?: IngestBudget;
+    authenticate?: (r: { authorization: string | null }) => Promise<GrpcAuthResult<unknown>>;
+  } = {},
 ): Promise<Harness> => {
   const calls = recordingSink();
   const errors: unknown[] = [];
@@ -87,7 +91,10 @@ for (const gzip of [false, true]) {
       assert.is(call!.context.transport, 'grpc');
       assert.is(call!.context.principal, null);
       assert.ok(call!.context.requestId);
-      assert.equal(call!.batches.map((b) => b.projectName), ['grpc-project']);
+      assert.equal(
+        call!.batches.map((b) => b.projectName),
+        ['grpc-project'],
+      );
       for (const span of spans) {
         const record = h.calls.spans().find((r) => r.spanId === span.spanContext().spanId)!;
         assertSameSpan(record, span, span.name === 'llm call' ? 'LLM' : 'AGENT', 'padded');
@@ -149,8 +156,13 @@ test('partial success: rejected spans counted and explained in the response', as
     const { error, response } = await rawExport(h, encodeRequest([{ spanId: Buffer.alloc(8, 2) }, { spanId: Buffer.alloc(8, 0) }]));
     assert.is(error, null);
     const answer = otlp.response.toObject(otlp.response.decode(response!), { longs: String });
-    assert.equal(answer, { partialSuccess: { rejectedSpans: '1', errorMessage: '1 span(s) rejected: resource_spans[0] span 1: span_id is all zero' } });
-    assert.equal(h.calls.spans().map((s) => s.spanId), ['0202020202020202']);
+    assert.equal(answer, {
+      partialSuccess: { rejectedSpans: '1', errorMessage: '1 span(s) rejected: resource_spans[0] span 1: span_id is all zero' },
+    });
+    assert.equal(
+      h.calls.spans().map((s) => s.spanId),
+      ['0202020202020202'],
+    );
   } finally {
     await h.server.close();
   }
@@ -164,7 +176,10 @@ test('x-project-name metadata > resource attribute > default', async () => {
     m.set('x-project-name', 'from-header');
     await rawExport(h, encodeRequest([{ spanId: Buffer.alloc(8, 4) }], { 'openinference.project.name': 'from-resource' }), m);
     await rawExport(h, encodeRequest([{ spanId: Buffer.alloc(8, 5) }]));
-    assert.equal(h.calls.calls.map((c) => c.batches[0]!.projectName), ['from-resource', 'from-header', 'default']);
+    assert.equal(
+      h.calls.calls.map((c) => c.batches[0]!.projectName),
+      ['from-resource', 'from-header', 'default'],
+    );
   } finally {
     await h.server.close();
   }
@@ -206,6 +221,45 @@ test('budget exhausted → RESOURCE_EXHAUSTED with RetryInfo; freed afterwards',
     assert.equal(budget.inFlight(), { requests: 0, bytes: 0 });
     assert.is(recorded.spans().length, 1);
   } finally {
+    await h.server.close();
+  }
+});
+
+test('a compressed call reserves the size limit before grpc-js inflates it, then holds its real size; past the budget the next is refused unread', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const budget = createIngestBudget({ maxInFlightRequests: 8, maxInFlightBytes: MAX, retryAfterSeconds: 4 });
+  const recorded = recordingSink();
+  const h = await start({ budget, sink: async (b, c) => (await gate, recorded.sink(b, c)) });
+  const gzip = { 'grpc.default_compression_algorithm': grpc.compressionAlgorithms.gzip };
+  try {
+    const body = encodeRequest([{ spanId: Buffer.alloc(8, 1) }]);
+    const first = rawExport(h, body, new grpc.Metadata(), gzip);
+    while (budget.inFlight().requests === 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(budget.inFlight(), { requests: 1, bytes: body.length });
+
+    // Another compressed message could inflate to the limit, which no longer fits next to the first.
+    const second = await rawExport(h, encodeRequest([{ spanId: Buffer.alloc(8, 2) }]), new grpc.Metadata(), gzip);
+    assert.is(second.error?.code, grpc.status.RESOURCE_EXHAUSTED);
+    const details = second.error!.metadata.get('grpc-status-details-bin')[0] as Buffer;
+    assert.equal(decodeRetryDelaySeconds(details), { code: grpc.status.RESOURCE_EXHAUSTED, seconds: 4 });
+
+    // An uncompressed one costs what it sent, and is let in.
+    const third = rawExport(h, encodeRequest([{ spanId: Buffer.alloc(8, 3) }]));
+    while (budget.inFlight().requests < 2) await new Promise((r) => setTimeout(r, 5));
+    release();
+    assert.is((await first).error, null);
+    assert.is((await third).error, null);
+    assert.equal(budget.inFlight(), { requests: 0, bytes: 0 });
+    assert.equal(
+      recorded
+        .spans()
+        .map((s) => s.spanId)
+        .sort(),
+      ['0101010101010101', '0303030303030303'],
+    );
+  } finally {
+    release();
     await h.server.close();
   }
 });

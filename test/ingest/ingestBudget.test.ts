@@ -45,3 +45,39 @@ test('grow raises a reservation only within the budget', () => {
 });
 
 test.run();
+
+const lease = suite('ingest budget leases: bytes as they arrive, a slot once the body is in');
+
+lease('an open lease holds nothing until it grows, and claims a slot only when asked', () => {
+  const budget = createIngestBudget({ maxInFlightRequests: 1, maxInFlightBytes: 100 });
+  const reading = [budget.open(), budget.open(), budget.open()];
+  assert.ok(
+    reading.every((l) => l.grow(20)),
+    'bodies being read take no request slot',
+  );
+  assert.equal(budget.inFlight(), { requests: 0, bytes: 60 });
+  assert.ok(reading[0]!.claimSlot());
+  assert.ok(reading[0]!.claimSlot(), 'claiming again is a no-op');
+  assert.not.ok(reading[1]!.claimSlot(), 'one slot only');
+  assert.not.ok(reading[1]!.grow(61), 'bytes are still bounded');
+  reading[0]!.release();
+  assert.ok(reading[1]!.claimSlot());
+  for (const l of reading) l.release();
+  assert.equal(budget.inFlight(), { requests: 0, bytes: 0 });
+});
+
+lease('shrinkTo gives back a worst case reserved up front', () => {
+  const budget = createIngestBudget({ maxInFlightRequests: 4, maxInFlightBytes: 100 });
+  const a = budget.open();
+  assert.ok(a.grow(90));
+  assert.not.ok(budget.open().grow(20));
+  a.shrinkTo(10);
+  a.shrinkTo(50);
+  assert.is(a.held(), 10, 'shrinkTo never grows');
+  assert.ok(budget.open().grow(20));
+  a.release();
+  a.shrinkTo(0);
+  assert.equal(budget.inFlight(), { requests: 0, bytes: 20 });
+});
+
+lease.run();

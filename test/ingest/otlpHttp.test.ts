@@ -37,8 +37,7 @@ const start = async (options: { sink?: SpanSink; budget?: IngestBudget } = {}): 
 
 const stop = (h: Harness) => new Promise<void>((resolve) => h.server.close(() => resolve()));
 
-const post = (url: string, body: Uint8Array | string, headers: Record<string, string>) =>
-  fetch(url, { method: 'POST', body, headers });
+const post = (url: string, body: Uint8Array | string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers });
 
 /** A one-span OTLP/JSON request whose fields a test can override. */
 const jsonRequest = (span: Record<string, unknown> = {}, resource: Record<string, string> = {}) =>
@@ -230,7 +229,11 @@ const expectError = async (res: Response, status: number, fragment: string) => {
 refusals('malformed protobuf → 400', async () => {
   const h = await start();
   try {
-    await expectError(await post(h.url, 'certainly not protobuf', { 'content-type': 'application/x-protobuf' }), 400, 'not a valid protobuf');
+    await expectError(
+      await post(h.url, 'certainly not protobuf', { 'content-type': 'application/x-protobuf' }),
+      400,
+      'not a valid protobuf',
+    );
     assert.is(h.calls.calls.length, 0);
   } finally {
     await stop(h);
@@ -274,7 +277,12 @@ refusals('oversized body → 413 (declared length and chunked upload)', async ()
         c.close();
       },
     });
-    const res = await fetch(h.url, { method: 'POST', body: chunked, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const res = await fetch(h.url, {
+      method: 'POST',
+      body: chunked,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
     await expectError(res, 413, `${MAX} bytes`);
     assert.equal(h.budget.inFlight(), { requests: 0, bytes: 0 });
   } finally {
@@ -287,7 +295,11 @@ refusals('gzip bomb → 413 without inflating it', async () => {
   try {
     const bomb = zlib.gzipSync(Buffer.alloc(50 * 1024 * 1024));
     assert.ok(bomb.length < MAX);
-    await expectError(await post(h.url, bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }), 413, 'decompressed');
+    await expectError(
+      await post(h.url, bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }),
+      413,
+      'decompressed',
+    );
   } finally {
     await stop(h);
   }
@@ -314,11 +326,12 @@ refusals('budget exhausted → 503 with Retry-After; the budget is released afte
   }
 });
 
-refusals('the sink failing fails the request (nothing acknowledged) and frees the budget', async () => {
+refusals('the sink failing fails the request with a retryable 503 + Retry-After (nothing acknowledged) and frees the budget', async () => {
   const h = await start({ sink: async () => Promise.reject(new Error('disk full')) });
   try {
     const res = await post(h.url, jsonRequest(), { 'content-type': 'application/json' });
-    assert.is(res.status, 500);
+    await expectError(res, 503, 'could not be stored');
+    assert.is(res.headers.get('retry-after'), '5');
     assert.equal(h.budget.inFlight(), { requests: 0, bytes: 0 });
   } finally {
     await stop(h);
@@ -350,10 +363,22 @@ partial('invalid spans are counted and explained; valid ones are kept', async ()
     const answer = (await res.json()) as PartialSuccessJson;
     assert.is(answer.partialSuccess.rejectedSpans, '5');
     const message: string = answer.partialSuccess.errorMessage;
-    for (const why of ['span_id is all zero', 'trace_id must be 16 bytes, got 2', 'start_time_unix_nano is missing', 'end_time_unix_nano is missing', 'span_id is not hex']) {
+    for (const why of [
+      'span_id is all zero',
+      'trace_id must be 16 bytes, got 2',
+      'start_time_unix_nano is missing',
+      'end_time_unix_nano is missing',
+      'span_id is not hex',
+    ]) {
       assert.ok(message.includes(why), `${message} should include ${why}`);
     }
-    assert.equal(h.calls.spans().map((s) => [s.spanId, s.parentId]), [['b7ad6b7169203331', null], ['b7ad6b7169203334', null]]);
+    assert.equal(
+      h.calls.spans().map((s) => [s.spanId, s.parentId]),
+      [
+        ['b7ad6b7169203331', null],
+        ['b7ad6b7169203334', null],
+      ],
+    );
   } finally {
     await stop(h);
   }
@@ -381,12 +406,19 @@ partial('protobuf partial success is encoded in protobuf', async () => {
       startTimeUnixNano: '1700000000000000000',
       endTimeUnixNano: '1700000000000000001',
     });
-    const request = otlp.request.fromObject({ resourceSpans: [{ scopeSpans: [{ spans: [span(Buffer.alloc(8, 1)), span(Buffer.alloc(7, 1))] }] }] });
+    const request = otlp.request.fromObject({
+      resourceSpans: [{ scopeSpans: [{ spans: [span(Buffer.alloc(8, 1)), span(Buffer.alloc(7, 1))] }] }],
+    });
     const res = await post(h.url, otlp.request.encode(request).finish(), { 'content-type': 'application/x-protobuf' });
     assert.is(res.status, 200);
     const answer = otlp.response.toObject(otlp.response.decode(new Uint8Array(await res.arrayBuffer())), { longs: String });
-    assert.equal(answer, { partialSuccess: { rejectedSpans: '1', errorMessage: '1 span(s) rejected: resource_spans[0] span 1: span_id must be 8 bytes, got 7' } });
-    assert.equal(h.calls.spans().map((s) => s.spanId), ['0101010101010101']);
+    assert.equal(answer, {
+      partialSuccess: { rejectedSpans: '1', errorMessage: '1 span(s) rejected: resource_spans[0] span 1: span_id must be 8 bytes, got 7' },
+    });
+    assert.equal(
+      h.calls.spans().map((s) => s.spanId),
+      ['0101010101010101'],
+    );
   } finally {
     await stop(h);
   }
@@ -402,13 +434,28 @@ partial('project: x-project-name header > resource openinference.project.name > 
     twoResources.resourceSpans.push(other);
 
     await post(h.url, JSON.stringify(twoResources), { 'content-type': 'application/json' });
-    assert.equal(h.calls.calls[0]!.batches.map((b) => [b.projectName, b.spans.length, b.resources.length]), [['alpha', 1, 1], ['default', 1, 1]]);
+    assert.equal(
+      h.calls.calls[0]!.batches.map((b) => [b.projectName, b.spans.length, b.resources.length]),
+      [
+        ['alpha', 1, 1],
+        ['default', 1, 1],
+      ],
+    );
 
     await post(h.url, JSON.stringify(twoResources), { 'content-type': 'application/json', 'x-project-name': 'pinned' });
-    assert.equal(h.calls.calls[1]!.batches.map((b) => [b.projectName, b.spans.length, b.resources.length]), [['pinned', 2, 2]]);
-    assert.equal(h.calls.calls[1]!.batches[0]!.spans.map((s) => s.resource), [0, 1]);
+    assert.equal(
+      h.calls.calls[1]!.batches.map((b) => [b.projectName, b.spans.length, b.resources.length]),
+      [['pinned', 2, 2]],
+    );
+    assert.equal(
+      h.calls.calls[1]!.batches[0]!.spans.map((s) => s.resource),
+      [0, 1],
+    );
 
-    await post(h.url, jsonRequest({}, { 'openinference.project.name': '  ' }), { 'content-type': 'application/json', 'x-project-name': '' });
+    await post(h.url, jsonRequest({}, { 'openinference.project.name': '  ' }), {
+      'content-type': 'application/json',
+      'x-project-name': '',
+    });
     assert.is(h.calls.calls[2]!.batches[0]!.projectName, 'default');
   } finally {
     await stop(h);

@@ -1,12 +1,6 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-  type ReadableSpan,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import * as assert from 'uvu/assert';
@@ -30,7 +24,10 @@ export const recordSampleTrace = async (
     ],
   });
   const tracer = provider.getTracer('loupe-ingest-test', '1.0.0');
-  const root = tracer.startSpan('agent run', { kind: SpanKind.SERVER, attributes: { 'openinference.span.kind': 'agent', 'session.id': options.sessionId ?? 'sess-42' } });
+  const root = tracer.startSpan('agent run', {
+    kind: SpanKind.SERVER,
+    attributes: { 'openinference.span.kind': 'agent', 'session.id': options.sessionId ?? 'sess-42' },
+  });
   const child = tracer.startSpan(
     'llm call',
     {
@@ -41,10 +38,10 @@ export const recordSampleTrace = async (
         'llm.temperature': 0.25,
         'llm.streaming': true,
         'llm.model_name': 'gpt-test',
-        'tags': ['a', 'b'],
-        'scores': [1, 2, 3],
-        'weights': [0.5, 1.5],
-        'flags': [true, false],
+        tags: ['a', 'b'],
+        scores: [1, 2, 3],
+        weights: [0.5, 1.5],
+        flags: [true, false],
         'session.id': options.sessionId ?? 'sess-42',
       },
     },

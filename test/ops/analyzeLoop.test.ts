@@ -10,7 +10,8 @@ test('the analyze loop gives the planner statistics (PGlite never autovacuums)',
   try {
     await db.pool.query(sql.unsafe`CREATE TABLE stats_probe (n int)`);
     await db.pool.query(sql.unsafe`INSERT INTO stats_probe SELECT generate_series(1, 5000)`);
-    const tuples = async () => Number(await db.pool.oneFirst(sql.unsafe`SELECT reltuples::int FROM pg_class WHERE relname = 'stats_probe'`));
+    const tuples = async () =>
+      Number(await db.pool.oneFirst(sql.unsafe`SELECT reltuples::int FROM pg_class WHERE relname = 'stats_probe'`));
     assert.ok((await tuples()) < 5000, 'no statistics before');
     const stop = startAnalyzeLoop(db.pool, createLogger('silent'), { firstAfterMs: 10, intervalMs: 60_000 });
     const deadline = Date.now() + 10_000;

@@ -40,9 +40,19 @@ const created = async ({ db, store }: Ctx): Promise<UserCreated['data'][]> => {
   }
 };
 
-const session = { accessTokenId: 'a1', accessExpiresAt: '2999-01-01T00:00:00.000Z', refreshTokenId: 'r1', refreshExpiresAt: '2999-01-01T00:00:00.000Z' };
+const session = {
+  accessTokenId: 'a1',
+  accessExpiresAt: '2999-01-01T00:00:00.000Z',
+  refreshTokenId: 'r1',
+  refreshExpiresAt: '2999-01-01T00:00:00.000Z',
+};
 const tryLogin = (store: EventStore, email: string, password: string) =>
-  logIn(store, passwords, { email, password, lockout: { enabled: true, maxAttempts: 5 }, session, now: new Date().toISOString() }, { actor: 'test', requestId: null });
+  logIn(
+    store,
+    passwords,
+    { email, password, lockout: { enabled: true, maxAttempts: 5 }, session, now: new Date().toISOString() },
+    { actor: 'test', requestId: null },
+  );
 
 const test = suite<Ctx>('bootstrapIdentity', {} as Ctx);
 test.before.each(async (ctx) => {
@@ -55,15 +65,24 @@ test.after.each(async (ctx) => {
 
 test('creates the system user, the default admin and SERVICE_ADMINS once, even when two processes start together', async (ctx) => {
   const { store } = ctx;
-  const auth = authConfig({ SERVICE_ADMINS: 'Zoe=zoe@example.com;Yan Li=YAN@example.com', SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD: 'first-pw' });
+  const auth = authConfig({
+    SERVICE_ADMINS: 'Zoe=zoe@example.com;Yan Li=YAN@example.com',
+    SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD: 'first-pw',
+  });
   await Promise.all([bootstrapIdentity({ store, passwords, auth, logger }), bootstrapIdentity({ store, passwords, auth, logger })]);
   const users = await created(ctx);
   assert.equal(users.map((u) => u.username).sort(), ['Yan Li', 'Zoe', 'admin', 'system']);
   const byName = Object.fromEntries(users.map((u) => [u.username, u]));
   assert.equal([byName.system!.userId, byName.system!.role, byName.system!.passwordHash], [SYSTEM_USER_ID, 'SYSTEM', null]);
-  assert.equal([byName.admin!.userId, byName.admin!.email, byName.admin!.role, byName.admin!.passwordNeedsReset], [DEFAULT_ADMIN_USER_ID, 'admin@localhost', 'ADMIN', true]);
+  assert.equal(
+    [byName.admin!.userId, byName.admin!.email, byName.admin!.role, byName.admin!.passwordNeedsReset],
+    [DEFAULT_ADMIN_USER_ID, 'admin@localhost', 'ADMIN', true],
+  );
   const yan = byName['Yan Li']!;
-  assert.equal([yan.email, yan.role, yan.authMethod, yan.passwordHash, yan.passwordNeedsReset], ['yan@example.com', 'ADMIN', 'LOCAL', null, true]);
+  assert.equal(
+    [yan.email, yan.role, yan.authMethod, yan.passwordHash, yan.passwordNeedsReset],
+    ['yan@example.com', 'ADMIN', 'LOCAL', null, true],
+  );
   assert.is(await bootstrapIdentity({ store, passwords, auth, logger }), null, 'a restart writes nothing');
   assert.is((await created(ctx)).length, 4);
 });
@@ -80,10 +99,25 @@ test('SERVICE_ADMINS entries whose username or email exists are left as they are
   const { store } = ctx;
   await createUser(
     store,
-    { type: 'CreateUser', userId: 'carol', username: 'carol', email: 'carol@example.com', role: 'VIEWER', authMethod: 'LOCAL', passwordHash: await passwords.hash('carol-pw'), passwordNeedsReset: false, now: new Date().toISOString() },
+    {
+      type: 'CreateUser',
+      userId: 'carol',
+      username: 'carol',
+      email: 'carol@example.com',
+      role: 'VIEWER',
+      authMethod: 'LOCAL',
+      passwordHash: await passwords.hash('carol-pw'),
+      passwordNeedsReset: false,
+      now: new Date().toISOString(),
+    },
     { actor: 'test', requestId: null },
   );
-  await bootstrapIdentity({ store, passwords, auth: authConfig({ SERVICE_ADMINS: 'carol=other@example.com;dave=Carol@example.com;erin=erin@example.com' }), logger });
+  await bootstrapIdentity({
+    store,
+    passwords,
+    auth: authConfig({ SERVICE_ADMINS: 'carol=other@example.com;dave=Carol@example.com;erin=erin@example.com' }),
+    logger,
+  });
   assert.equal((await created(ctx)).map((u) => u.username).sort(), ['admin', 'carol', 'erin', 'system']);
   assert.is((await loadUser(store, 'carol')).profile?.role, 'VIEWER', 'never promoted');
   assert.is((await tryLogin(store, 'erin@example.com', '')).ok, false);
@@ -91,7 +125,13 @@ test('SERVICE_ADMINS entries whose username or email exists are left as they are
 
 test('with basic auth disabled, SERVICE_ADMINS users are created for the external provider', async (ctx) => {
   const { store } = ctx;
-  const auth = authConfig({ SERVICE_ADMINS: 'fay=fay@example.com', SERVICE_DISABLE_BASIC_AUTH: 'true', SERVICE_OAUTH2_IDP_CLIENT_ID: 'x' });
+  const auth = authConfig({
+    SERVICE_ADMINS: 'fay=fay@example.com',
+    SERVICE_DISABLE_BASIC_AUTH: 'true',
+    SERVICE_OAUTH2_IDP_CLIENT_ID: 'x',
+    SERVICE_OAUTH2_IDP_CLIENT_SECRET: 'x-secret',
+    SERVICE_OAUTH2_IDP_OIDC_CONFIG_URL: 'https://idp.example.org/.well-known/openid-configuration',
+  });
   await bootstrapIdentity({ store, passwords, auth, logger });
   const fay = (await created(ctx)).find((u) => u.username === 'fay')!;
   assert.equal([fay.authMethod, fay.role, fay.passwordHash], ['OAUTH2', 'ADMIN', null]);

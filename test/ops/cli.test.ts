@@ -110,8 +110,14 @@ test('every configuration problem is printed on its own line, secrets not shown'
   });
   assert.is(result.code, 2);
   const lines = result.stderr.trim().split('\n');
-  assert.ok(lines.some((line) => line.startsWith('SERVICE_PORT: ')), result.stderr);
-  assert.ok(lines.some((line) => line.startsWith('SERVICE_SECRET: must be at least 32 characters')), result.stderr);
+  assert.ok(
+    lines.some((line) => line.startsWith('SERVICE_PORT: ')),
+    result.stderr,
+  );
+  assert.ok(
+    lines.some((line) => line.startsWith('SERVICE_SECRET: must be at least 32 characters')),
+    result.stderr,
+  );
   assert.not.ok(result.stderr.includes('tooshort'));
 });
 

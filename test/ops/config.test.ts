@@ -32,7 +32,12 @@ test('given no variables, then every default applies', () => {
     otlpHttpPort: 4318,
     rootPath: '',
     rootUrl: null,
+    trustProxy: false,
     maxRequestBytes: 64 * 1024 * 1024,
+    otlpMaxInFlightBytes: 256 * 1024 * 1024,
+    otlpBodyTimeoutSeconds: 60,
+    otlpMinBodyBytesPerSecond: 16 * 1024,
+    otlpMaxProjectionLagSeconds: 30,
   });
   assert.equal(config.database, {
     workingDir: '/home/someone/.loupe',
@@ -144,9 +149,7 @@ test('URLs: root and management URLs must be http(s); trailing slash dropped', (
   hasProblem(problemsOf({ SERVICE_ROOT_URL: 'example.com' }), 'SERVICE_ROOT_URL: must be an absolute http:// or https:// URL');
   hasProblem(problemsOf({ SERVICE_MANAGEMENT_URL: 'ftp://x.org' }), 'SERVICE_MANAGEMENT_URL: must be an absolute');
   const withCredentials = problemsOf({ SERVICE_ROOT_URL: 'htp://me:pa55word@example.com' });
-  assert.equal(withCredentials, [
-    'SERVICE_ROOT_URL: must be an absolute http:// or https:// URL with a host (value not shown)',
-  ]);
+  assert.equal(withCredentials, ['SERVICE_ROOT_URL: must be an absolute http:// or https:// URL with a host (value not shown)']);
   assert.equal(problemsOf({ SERVICE_ROOT_URL: 'https://me:pa55word@example.com' }), [
     'SERVICE_ROOT_URL: must not contain a user name or password',
   ]);
@@ -182,9 +185,7 @@ test('SERVICE_MAX_REQUEST_BYTES must be a sensible integer', () => {
 });
 
 test('auth enabled without SERVICE_SECRET is a problem', () => {
-  assert.equal(problemsOf({ SERVICE_ENABLE_AUTH: 'true' }), [
-    'SERVICE_SECRET: must be set when SERVICE_ENABLE_AUTH is true',
-  ]);
+  assert.equal(problemsOf({ SERVICE_ENABLE_AUTH: 'true' }), ['SERVICE_SECRET: must be set when SERVICE_ENABLE_AUTH is true']);
   const config = loadConfig({ SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: SECRET });
   assert.is(config.auth.enabled, true);
   assert.is(config.auth.secret, SECRET);
@@ -207,9 +208,7 @@ test('a weak secret lists each broken rule and never shows the value', () => {
 test('SERVICE_ADMIN_SECRET: same rules, needs SERVICE_SECRET, must differ from it', () => {
   const ok = loadConfig({ SERVICE_SECRET: SECRET, SERVICE_ADMIN_SECRET: ADMIN_SECRET });
   assert.is(ok.auth.adminSecret, ADMIN_SECRET);
-  assert.equal(problemsOf({ SERVICE_ADMIN_SECRET: ADMIN_SECRET }), [
-    'SERVICE_ADMIN_SECRET: must not be set when SERVICE_SECRET is unset',
-  ]);
+  assert.equal(problemsOf({ SERVICE_ADMIN_SECRET: ADMIN_SECRET }), ['SERVICE_ADMIN_SECRET: must not be set when SERVICE_SECRET is unset']);
   assert.equal(problemsOf({ SERVICE_SECRET: SECRET, SERVICE_ADMIN_SECRET: SECRET }), [
     'SERVICE_ADMIN_SECRET: must differ from SERVICE_SECRET',
   ]);
@@ -248,8 +247,19 @@ test('token expiries and brute-force attempts are positive whole numbers', () =>
 test('SERVICE_DISABLE_BASIC_AUTH with auth on needs OAuth2 or LDAP', () => {
   const base = { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: SECRET, SERVICE_DISABLE_BASIC_AUTH: 'true' };
   hasProblem(problemsOf(base), 'SERVICE_DISABLE_BASIC_AUTH: may only be true when');
-  assert.ok(loadConfig({ ...base, SERVICE_OAUTH2_GOOGLE_CLIENT_ID: 'x' }).auth.disableBasicAuth);
-  assert.ok(loadConfig({ ...base, SERVICE_LDAP_HOST: 'ldap.example.org' }).auth.disableBasicAuth);
+  const google = {
+    SERVICE_OAUTH2_GOOGLE_CLIENT_ID: 'x',
+    SERVICE_OAUTH2_GOOGLE_CLIENT_SECRET: 'y',
+    SERVICE_OAUTH2_GOOGLE_OIDC_CONFIG_URL: 'https://accounts.google.com/.well-known/openid-configuration',
+  };
+  assert.ok(loadConfig({ ...base, ...google }).auth.disableBasicAuth);
+  const ldap = {
+    SERVICE_LDAP_HOST: 'ldap.example.org',
+    SERVICE_LDAP_USER_SEARCH_BASE_DNS: '["ou=people,dc=example,dc=org"]',
+    SERVICE_LDAP_ATTR_EMAIL: 'mail',
+    SERVICE_LDAP_GROUP_ROLE_MAPPINGS: '[{"group_dn": "*", "role": "VIEWER"}]',
+  };
+  assert.ok(loadConfig({ ...base, ...ldap }).auth.disableBasicAuth);
   assert.ok(loadConfig({ SERVICE_DISABLE_BASIC_AUTH: 'true' }).auth.disableBasicAuth);
 });
 
@@ -306,12 +316,7 @@ test('SMTP: TLS mode picks the default port; settings are validated', () => {
     SERVICE_SMTP_VALIDATE_CERTS: 'false',
     SERVICE_SMTP_MAIL_FROM: 'Loupe <loupe@example.org>',
   }).smtp;
-  assert.equal([plain?.tlsMode, plain?.port, plain?.validateCerts, plain?.mailFrom], [
-    'none',
-    2525,
-    false,
-    'Loupe <loupe@example.org>',
-  ]);
+  assert.equal([plain?.tlsMode, plain?.port, plain?.validateCerts, plain?.mailFrom], ['none', 2525, false, 'Loupe <loupe@example.org>']);
   const lines = problemsOf({
     ...base,
     SERVICE_SMTP_TLS_MODE: 'ssl',

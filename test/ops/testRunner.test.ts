@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -6,10 +8,11 @@ import * as assert from 'uvu/assert';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = (name: string) => `test/ops/fixtures/runner/${name}.fixture.ts`;
 
-const runRunner = (args: string[]) =>
+const runRunner = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'ops/test-runner.ts', ...args], {
       cwd: root,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -45,6 +48,20 @@ test('given passing, failing, crashing, hanging and leaking files, then each is 
   assert.match(stdout, /^ok {3}test\/ops\/fixtures\/runner\/leak\.fixture\.ts \(1 passed, 0 failed/m);
   assert.match(stdout, /warning: still running 5 s after its summary/);
   assert.not.match(stdout, /\x1b\[/, 'no colour codes');
+});
+
+test('given a file whose runtime aborts once, then it runs again and its second outcome counts, with a note', async () => {
+  const marker = join(tmpdir(), `loupe-abort-once-${process.pid}-${Date.now()}`);
+  const { code, stdout } = await runRunner([fixture('abortOnce')], { ABORT_ONCE_MARKER: marker });
+  assert.is(code, 0, stdout);
+  assert.is(lastLine(stdout), '1 passed, 0 failed', stdout);
+  assert.match(stdout, /warning: the runtime crashed on the first run/);
+});
+
+test('given a file that fails its assertions, then it is not run again', async () => {
+  const { stdout } = await runRunner([fixture('fail')]);
+  assert.not.match(stdout, /crashed on the first run/);
+  assert.is(lastLine(stdout), '1 passed, 1 failed', stdout);
 });
 
 test('given only passing files, then exit 0 and a clean summary', async () => {

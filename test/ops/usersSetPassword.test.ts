@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { buildServer, type RunningServer } from '../../ops/buildServer.ts';
 import { loadConfig } from '../../ops/config.ts';
 import { createLogger } from '../../ops/logger.ts';
-import { authEnv, call, createUser, login } from '../support/authClient.ts';
+import { authEnv, callAs, createUser, login } from '../support/authClient.ts';
 import { freshDatabase, serverUrl } from '../support/database.ts';
 import { TEST_PASSWORD_COST } from '../support/testIdentity.ts';
 
@@ -51,10 +51,14 @@ test('sets the password of a local user, ends their sessions and lifts a lockout
   }
   try {
     let server = await start(env);
-    await createUser(server, { bearer: env.SERVICE_ADMIN_SECRET }, { email: 'tom@example.com', username: 'tom', role: 'MEMBER', password: 'tom-old' });
+    await createUser(
+      server,
+      { bearer: env.SERVICE_ADMIN_SECRET },
+      { email: 'tom@example.com', username: 'tom', role: 'MEMBER', password: 'tom-old' },
+    );
     const session = await login(server, 'tom@example.com', 'tom-old');
-    for (let i = 0; i < 5; i++) await call(server, 'POST', '/auth/login', { json: { email: 'tom@example.com', password: 'wrong' } });
-    assert.is((await call(server, 'POST', '/auth/login', { json: { email: 'tom@example.com', password: 'tom-old' } })).status, 429);
+    for (let i = 0; i < 5; i++) await callAs(server, 'POST', '/auth/login', { json: { email: 'tom@example.com', password: 'wrong' } });
+    assert.is((await callAs(server, 'POST', '/auth/login', { json: { email: 'tom@example.com', password: 'tom-old' } })).status, 429);
     await server.stop();
 
     const unknown = await setPassword(env, 'whatever\n', 'nobody@example.com');
@@ -73,12 +77,12 @@ test('sets the password of a local user, ends their sessions and lifts a lockout
       // On Postgres the log shows an event only once every older transaction in the cluster has
       // ended, so another database's long transaction can delay it; PGlite shows it at once.
       const until = Date.now() + 30_000;
-      while ((await call(server, 'GET', '/v1/user', { as: session })).status !== 401) {
+      while ((await callAs(server, 'GET', '/v1/user', { as: session })).status !== 401) {
         if (Date.now() > until) assert.unreachable('sessions ended');
         await new Promise((r) => setTimeout(r, 100));
       }
       const fresh = await login(server, 'tom@example.com', 'tom-recovered');
-      assert.is((await call(server, 'GET', '/v1/user', { as: fresh })).body.data.password_needs_reset, false);
+      assert.is((await callAs(server, 'GET', '/v1/user', { as: fresh })).body.data.password_needs_reset, false);
     } finally {
       await server.stop();
     }

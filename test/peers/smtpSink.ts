@@ -73,7 +73,10 @@ export const htmlPart = (raw: string): string => {
   const part = raw.slice(start);
   const headerEnd = part.search(/\r?\n\r?\n/);
   const headers = part.slice(0, headerEnd);
-  const body = part.slice(headerEnd).replace(/^\r?\n\r?\n/, '').split(/\r?\n--/)[0]!;
+  const body = part
+    .slice(headerEnd)
+    .replace(/^\r?\n\r?\n/, '')
+    .split(/\r?\n--/)[0]!;
   if (/Content-Transfer-Encoding: base64/i.test(headers)) return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   if (/Content-Transfer-Encoding: quoted-printable/i.test(headers)) return decodeQuotedPrintable(body);
   return body;

@@ -76,7 +76,11 @@ test('two runners on one database (two processes) apply every event exactly once
     assert.is(await applies(db.pool), 60, 'fenced checkpoints: no event applied twice');
     assert.is((await dump(db.pool)).events.length, 60);
     // Every process still hears every event once, in order, for its in-memory models.
-    for (const events of seen) assert.equal(events.map((e) => (e.data as { n: number }).n), Array.from({ length: 60 }, (_, i) => i));
+    for (const events of seen)
+      assert.equal(
+        events.map((e) => (e.data as { n: number }).n),
+        Array.from({ length: 60 }, (_, i) => i),
+      );
   } finally {
     await Promise.all(runners.map((r) => r.stop()));
   }
@@ -87,7 +91,8 @@ test('a rebuilt read model equals the live one row for row, and the live runner 
   await runner.start();
   try {
     let last = null;
-    for (let i = 0; i < 300; i++) last = (await store.appendToStream(`stream-${i % 17}`, [ev(i % 3 ? 'Changed' : 'Made', i)], 'any')).position;
+    for (let i = 0; i < 300; i++)
+      last = (await store.appendToStream(`stream-${i % 17}`, [ev(i % 3 ? 'Changed' : 'Made', i)], 'any')).position;
     // Wait for our own last append, not the visible head: on a shared server another
     // database's open transaction can hold the visibility horizon back for a moment.
     await runner.waitFor(last!, 10_000);

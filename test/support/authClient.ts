@@ -22,7 +22,7 @@ export type Reply = {
 
 export type Credentials = { readonly bearer?: string; readonly cookie?: string };
 
-export const call = async (
+export const callAs = async (
   server: Pick<TestServer, 'baseUrl'>,
   method: string,
   path: string,
@@ -56,8 +56,12 @@ export const call = async (
 };
 
 /** Logs in; returns the cookie header of the new session (throws unless 204). */
-export const login = async (server: Pick<TestServer, 'baseUrl'>, email: string, password: string): Promise<Credentials & { access: string; refresh: string }> => {
-  const reply = await call(server, 'POST', '/auth/login', { json: { email, password } });
+export const login = async (
+  server: Pick<TestServer, 'baseUrl'>,
+  email: string,
+  password: string,
+): Promise<Credentials & { access: string; refresh: string }> => {
+  const reply = await callAs(server, 'POST', '/auth/login', { json: { email, password } });
   if (reply.status !== 204) throw new Error(`login as ${email}: ${reply.status} ${JSON.stringify(reply.body)}`);
   const access = reply.cookies['loupe-access-token']!;
   const refresh = reply.cookies['loupe-refresh-token']!;
@@ -70,7 +74,10 @@ export const createUser = async (
   admin: Credentials,
   user: { email: string; username: string; role: string; password?: string },
 ): Promise<string> => {
-  const reply = await call(server, 'POST', '/v1/users', { as: admin, json: { user: { ...user, auth_method: 'LOCAL' }, send_welcome_email: false } });
+  const reply = await callAs(server, 'POST', '/v1/users', {
+    as: admin,
+    json: { user: { ...user, auth_method: 'LOCAL' }, send_welcome_email: false },
+  });
   if (reply.status !== 201) throw new Error(`create ${user.email}: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.data.id as string;
 };
@@ -82,7 +89,7 @@ export const createKey = async (
   kind: 'user' | 'system',
   name = 'test key',
 ): Promise<{ id: string; key: string }> => {
-  const reply = await call(server, 'POST', `/v1/${kind}/api_keys`, { as, json: { data: { name } } });
+  const reply = await callAs(server, 'POST', `/v1/${kind}/api_keys`, { as, json: { data: { name } } });
   if (reply.status !== 201) throw new Error(`create ${kind} key: ${reply.status} ${JSON.stringify(reply.body)}`);
   return { id: reply.body.data.id, key: reply.body.data.key };
 };

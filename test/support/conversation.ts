@@ -17,8 +17,14 @@ export const recordConversation = async (options: {
 }): Promise<ReadableSpan[]> => {
   const memory = new InMemorySpanExporter();
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'chat-app', ...(options.projectName ? { 'openinference.project.name': options.projectName } : {}) }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter: memory }), ...(options.exporter ? [new SimpleSpanProcessor({ exporter: options.exporter })] : [])],
+    resource: resourceFromAttributes({
+      'service.name': 'chat-app',
+      ...(options.projectName ? { 'openinference.project.name': options.projectName } : {}),
+    }),
+    spanProcessors: [
+      new SimpleSpanProcessor({ exporter: memory }),
+      ...(options.exporter ? [new SimpleSpanProcessor({ exporter: options.exporter })] : []),
+    ],
   });
   const tracer = provider.getTracer('conversation-test');
   for (const [i, turn] of options.turns.entries()) {
@@ -33,7 +39,15 @@ export const recordConversation = async (options: {
     });
     const llm = tracer.startSpan(
       'llm call',
-      { kind: SpanKind.CLIENT, attributes: { 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-test', 'llm.token_count.prompt': 10 + i, 'llm.token_count.completion': 5 } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'openinference.span.kind': 'LLM',
+          'llm.model_name': 'gpt-test',
+          'llm.token_count.prompt': 10 + i,
+          'llm.token_count.completion': 5,
+        },
+      },
       trace.setSpan(context.active(), root),
     );
     llm.setStatus({ code: SpanStatusCode.OK });

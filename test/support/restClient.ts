@@ -7,14 +7,14 @@ import { batch } from './spanFixtures.ts';
 export type JsonResponse = { status: number; body: any; text: string; headers: Headers };
 
 /** A JSON request against the test server; the body is parsed when it is JSON. */
-export const call = async (server: TestServer, method: string, path: string, body?: unknown): Promise<JsonResponse> => {
+export const callJson = async (server: TestServer, method: string, path: string, body?: unknown): Promise<JsonResponse> => {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {

@@ -13,7 +13,9 @@ export const nanos = (iso: string, extraNanos = 0n): string => (BigInt(Date.pars
 export const attrs = (plain: Record<string, string | number | boolean | readonly (string | number | boolean)[]>): Attributes => {
   const typed = (v: string | number | boolean): AttributeValue =>
     typeof v === 'string' ? { str: v } : typeof v === 'boolean' ? { bool: v } : Number.isInteger(v) ? { int: String(v) } : { float: v };
-  return Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, Array.isArray(v) ? { array: v.map(typed) } : typed(v as string | number | boolean)]));
+  return Object.fromEntries(
+    Object.entries(plain).map(([k, v]) => [k, Array.isArray(v) ? { array: v.map(typed) } : typed(v as string | number | boolean)]),
+  );
 };
 
 /** A valid normalised span; `sessionId` follows `session.id` unless given. */

@@ -22,8 +22,18 @@ test('each refusal says why, with the texts clients know', () => {
     [authorize(systemKey, 'users.manage'), 403, 'admin_required', 'Only admin or system users can perform this action.'],
     [authorize(adminKey, 'apikeys.own.create'), 403, 'api_key_forbidden', 'API keys cannot create API keys'],
     [authorize(adminKey, 'apikeys.system.create'), 403, 'api_key_forbidden', 'API keys cannot create API keys'],
-    [authorize(systemKey, 'apikeys.own.delete'), 403, 'system_key_forbidden', 'System API keys must be managed through the /system/api_keys endpoints.'],
-    [authorize({ kind: 'adminSecret', userId: 's' }, 'apikeys.own.create'), 403, 'admin_secret_forbidden', 'The admin secret cannot perform this action.'],
+    [
+      authorize(systemKey, 'apikeys.own.delete'),
+      403,
+      'system_key_forbidden',
+      'System API keys must be managed through the /system/api_keys endpoints.',
+    ],
+    [
+      authorize({ kind: 'adminSecret', userId: 's' }, 'apikeys.own.create'),
+      403,
+      'admin_secret_forbidden',
+      'The admin secret cannot perform this action.',
+    ],
     [
       authorize({ kind: 'anonymous' }, 'apikeys.own.list'),
       403,

@@ -22,7 +22,7 @@ type Who = keyof typeof PRINCIPALS;
 const WHO = Object.keys(PRINCIPALS) as Who[];
 
 /**
- * The seed's tables, principal by principal. A row lists who may; everyone else may not.
+ * The seed's tables (docs/reference/seed.md, "Roles and permissions"), principal by principal. A row lists who may; everyone else may not.
  * (anonymous = auth disabled: open, except credential management.)
  */
 const EXPECTED: Record<Permission, readonly Who[]> = {

@@ -38,7 +38,7 @@ const seedSays = (role: Role, method: string, path: string): boolean => {
 };
 
 test('every /v1 route of the reference contract, for every role, follows the seed', () => {
-  const contract = JSON.parse(readFileSync(new URL('../../../../shared/reference/phoenix-openapi.json', import.meta.url), 'utf8')) as {
+  const contract = JSON.parse(readFileSync(new URL('../../../docs/reference/phoenix-openapi.json', import.meta.url), 'utf8')) as {
     paths: Record<string, Record<string, unknown>>;
   };
   const routes = Object.entries(contract.paths)

@@ -27,6 +27,21 @@ const readEverything = async (store: EventStore, pageSize: number): Promise<Stor
   }
 };
 
+/**
+ * `readAll` shows an event only once every older transaction has ended (the gap-free horizon), and
+ * on a shared Postgres server another database's open transaction holds that horizon too: a
+ * reader polls, as the projection runner does.
+ */
+const readAllUntilSeen = async (store: EventStore, stream: string): Promise<StoredEvent> => {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const found = (await readEverything(store, 100)).find((e) => e.stream === stream);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`readAll never showed an event of ${stream}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
 export const eventStoreContract = (name: string, open: () => Promise<ContractSubject>) => {
   const test = suite<{ subject: ContractSubject }>(`event store contract: ${name}`, {} as { subject: ContractSubject });
   test.before.each(async (ctx) => {
@@ -41,7 +56,14 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
     assert.is(first.revision, 1);
     await store.appendToStream('order-1', [ev('Shipped')], 1);
     const events = await store.readStream('order-1');
-    assert.equal(events.map((e) => [e.type, e.revision]), [['Placed', 0], ['Paid', 1], ['Shipped', 2]]);
+    assert.equal(
+      events.map((e) => [e.type, e.revision]),
+      [
+        ['Placed', 0],
+        ['Paid', 1],
+        ['Shipped', 2],
+      ],
+    );
     assert.equal(events[0]!.data, { n: 1 });
     assert.equal(events[0]!.metadata, meta);
     assert.is(events[0]!.schemaVersion, 1);
@@ -71,21 +93,41 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
     } catch (error) {
       assert.instance(error, WrongExpectedRevisionError);
     }
-    assert.equal((await store.readStream('acct-1')).map((e) => e.type), ['Opened', 'Deposited']);
+    assert.equal(
+      (await store.readStream('acct-1')).map((e) => e.type),
+      ['Opened', 'Deposited'],
+    );
   });
 
   test('concurrent appends with the same expected revision: exactly one wins', async ({ subject: { store } }) => {
     await store.appendToStream('race', [ev('Started')], 'no_stream');
     const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.appendToStream('race', [ev('Step', { i })], 0)));
     assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
-    assert.ok(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof WrongExpectedRevisionError));
+    assert.ok(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r as PromiseRejectedResult).reason instanceof WrongExpectedRevisionError),
+    );
     assert.is((await store.readStream('race')).length, 2);
   });
 
   test("'any' appends never conflict and all land", async ({ subject: { store } }) => {
     await Promise.all(Array.from({ length: 8 }, (_, i) => store.appendToStream('log', [ev('Line', { i })], 'any')));
     const events = await store.readStream('log');
-    assert.equal(events.map((e) => e.revision), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.equal(
+      events.map((e) => e.revision),
+      [0, 1, 2, 3, 4, 5, 6, 7],
+    );
+  });
+
+  test('a stored event never changes: neither the appended object nor one read back can alter the log', async ({ subject: { store } }) => {
+    const sent = ev('Noted', { tags: ['a'] });
+    await store.appendToStream('note-1', [sent], 'no_stream');
+    (sent.data as { tags: string[] }).tags.push('sent-later');
+    const read = await store.readStream('note-1');
+    (read[0]!.data as { tags: string[] }).tags.push('read-later');
+    assert.equal((await store.readStream('note-1'))[0]!.data, { tags: ['a'] });
+    assert.equal((await readAllUntilSeen(store, 'note-1')).data, { tags: ['a'] });
   });
 
   test('10k events paged through readAll come back once each, in one global order', async ({ subject: { store } }) => {
@@ -93,9 +135,17 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
       const events = Array.from({ length: 500 }, (_, i) => ev('Tick', { n: batch * 500 + i }));
       await store.appendToStream(`ticks-${batch % 3}`, events, 'any');
     }
-    const all = await readEverything(store, 733);
+    // Polled for the same reason as readAllUntilSeen: the horizon may trail the last commit.
+    let all = await readEverything(store, 733);
+    for (const deadline = Date.now() + 15_000; all.length < 10_000 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+      all = await readEverything(store, 733);
+    }
     assert.is(all.length, 10_000);
-    assert.equal(all.map((e) => (e.data as { n: number }).n), Array.from({ length: 10_000 }, (_, i) => i));
+    assert.equal(
+      all.map((e) => (e.data as { n: number }).n),
+      Array.from({ length: 10_000 }, (_, i) => i),
+    );
     assert.ok(all.every((e, i) => i === 0 || comparePosition(all[i - 1]!.position, e.position) < 0));
     const head = await store.headPosition();
     assert.equal(head, all[all.length - 1]!.position);
@@ -123,7 +173,11 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
     assert.equal(delivered.map((e) => (e.data as { who: string }).who).sort(), ['A', 'B'], 'the reader must deliver both events');
     const first = (await readEverything(store, 1)).map((e) => e.id);
     const second = (await readEverything(store, 100)).map((e) => e.id);
-    assert.equal(delivered.map((e) => e.id), first, 'delivery order equals a later full read');
+    assert.equal(
+      delivered.map((e) => e.id),
+      first,
+      'delivery order equals a later full read',
+    );
     assert.equal(first, second);
   });
 

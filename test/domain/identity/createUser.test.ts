@@ -19,23 +19,33 @@ test('a user id is used once', () => {
 });
 
 test('an invalid email is refused', () => {
-  given([]).when(createAlice({ email: 'not-an-email' })).thenThrows('email_invalid');
-  given([]).when(createAlice({ email: 'a b@example.com' })).thenThrows('email_invalid');
+  given([])
+    .when(createAlice({ email: 'not-an-email' }))
+    .thenThrows('email_invalid');
+  given([])
+    .when(createAlice({ email: 'a b@example.com' }))
+    .thenThrows('email_invalid');
 });
 
 test('only LDAP users may have no email', () => {
-  given([]).when(createAlice({ email: null })).thenThrows('email_required');
+  given([])
+    .when(createAlice({ email: null }))
+    .thenThrows('email_required');
   given([])
     .when(createAlice({ email: null, authMethod: 'LDAP', passwordHash: null, ldapUniqueId: 'abc' }))
     .then([aliceCreated({ email: null, authMethod: 'LDAP', passwordHash: null, ldapUniqueId: 'abc' })]);
 });
 
 test('a blank username is refused', () => {
-  given([]).when(createAlice({ username: '   ' })).thenThrows('username_required');
+  given([])
+    .when(createAlice({ username: '   ' }))
+    .thenThrows('username_required');
 });
 
 test('nobody creates a SYSTEM user; bootstrap creates the one system user', () => {
-  given([]).when(createAlice({ role: 'SYSTEM' })).thenThrows('system_role_forbidden');
+  given([])
+    .when(createAlice({ role: 'SYSTEM' }))
+    .thenThrows('system_role_forbidden');
   given([])
     .when(createSystemUser('sys', t(0)))
     .thenMatches((events) => {
@@ -60,16 +70,24 @@ test('the default admin must choose a new password at first login', () => {
 });
 
 test('only local users have a password', () => {
-  given([]).when(createAlice({ authMethod: 'OAUTH2' })).thenThrows('password_not_local');
+  given([])
+    .when(createAlice({ authMethod: 'OAUTH2' }))
+    .thenThrows('password_not_local');
 });
 
 test('a password that is not an argon2id hash never reaches the log', () => {
-  given([]).when(createAlice({ passwordHash: 'hunter2' })).thenThrows('password_hash_invalid');
-  given([]).when(createAlice({ passwordHash: '$argon2i$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA' })).thenThrows('password_hash_invalid');
+  given([])
+    .when(createAlice({ passwordHash: 'hunter2' }))
+    .thenThrows('password_hash_invalid');
+  given([])
+    .when(createAlice({ passwordHash: '$argon2i$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA' }))
+    .thenThrows('password_hash_invalid');
 });
 
 test('with basic auth disabled no local user is created, external ones are', () => {
-  given([]).when(createAlice({ basicAuthDisabled: true })).thenThrows('basic_auth_disabled');
+  given([])
+    .when(createAlice({ basicAuthDisabled: true }))
+    .thenThrows('basic_auth_disabled');
   given([])
     .when(createAlice({ basicAuthDisabled: true, authMethod: 'OAUTH2', passwordHash: null }))
     .then([aliceCreated({ authMethod: 'OAUTH2', passwordHash: null })]);

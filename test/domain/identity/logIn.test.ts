@@ -7,7 +7,7 @@ import { logIn } from '../../../domain/identity/logIn.ts';
 import type { PasswordHasher } from '../../../domain/identity/passwords.ts';
 import { createPasswordHasher } from '../../../domain/identity/passwords.ts';
 import { createAlice, LOCKOUT, t, tokens } from './fixtures.ts';
-import { memoryEventStore } from './memoryEventStore.ts';
+import { memoryEventStore } from '../../support/memoryEventStore.ts';
 
 const ctx = { actor: 'anonymous', requestId: null };
 const cost = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
@@ -27,7 +27,13 @@ const setup = async () => {
   return { store, hooks, all };
 };
 
-const attempt = (password: string, at: number, email = 'Alice@Example.com'): LoginInput => ({ email, password, lockout: LOCKOUT, session: tokens(at), now: t(at) });
+const attempt = (password: string, at: number, email = 'Alice@Example.com'): LoginInput => ({
+  email,
+  password,
+  lockout: LOCKOUT,
+  session: tokens(at),
+  now: t(at),
+});
 
 const isLocked = async (promise: Promise<unknown>) => {
   try {

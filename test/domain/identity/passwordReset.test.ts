@@ -12,9 +12,18 @@ const requested = (tokenId: string, at: number): UserEvent => ({
   data: { userId: 'u1', tokenId, expiresAt: t(at + 900), at: t(at) },
 });
 
-const reset = (tokenId: string, at: number): ResetPassword => ({ type: 'ResetPassword', userId: 'u1', tokenId, passwordHash: HASH_B, now: t(at) });
+const reset = (tokenId: string, at: number): ResetPassword => ({
+  type: 'ResetPassword',
+  userId: 'u1',
+  tokenId,
+  passwordHash: HASH_B,
+  now: t(at),
+});
 
-const changed: UserEvent = { type: 'PasswordChanged', data: { userId: 'u1', passwordHash: HASH_B, needsReset: false, via: 'reset_token', at: t(100) } };
+const changed: UserEvent = {
+  type: 'PasswordChanged',
+  data: { userId: 'u1', passwordHash: HASH_B, needsReset: false, via: 'reset_token', at: t(100) },
+};
 
 test('a reset request records only the token id and its expiry', () => {
   given([aliceCreated()])
@@ -35,15 +44,21 @@ test('the latest token sets the password, clears the reset flag and ends all ses
 });
 
 test('only the latest token works', () => {
-  given([aliceCreated(), requested('r1', 0), requested('r2', 10)]).when(reset('r1', 100)).thenThrows('invalid_reset_token');
+  given([aliceCreated(), requested('r1', 0), requested('r2', 10)])
+    .when(reset('r1', 100))
+    .thenThrows('invalid_reset_token');
 });
 
 test('a token is single use', () => {
-  given([aliceCreated(), requested('r1', 10), changed]).when(reset('r1', 101)).thenThrows('invalid_reset_token');
+  given([aliceCreated(), requested('r1', 10), changed])
+    .when(reset('r1', 101))
+    .thenThrows('invalid_reset_token');
 });
 
 test('a token expires', () => {
-  given([aliceCreated(), requested('r1', 0)]).when(reset('r1', 900)).thenThrows('invalid_reset_token');
+  given([aliceCreated(), requested('r1', 0)])
+    .when(reset('r1', 900))
+    .thenThrows('invalid_reset_token');
 });
 
 test('deleting the user kills the token', () => {
@@ -53,12 +68,19 @@ test('deleting the user kills the token', () => {
 });
 
 test('any other password change voids a pending token', () => {
-  const byAdmin: UserEvent = { type: 'PasswordChanged', data: { userId: 'u1', passwordHash: HASH_B, needsReset: true, via: 'admin', at: t(5) } };
-  given([aliceCreated(), requested('r1', 0), byAdmin]).when(reset('r1', 10)).thenThrows('invalid_reset_token');
+  const byAdmin: UserEvent = {
+    type: 'PasswordChanged',
+    data: { userId: 'u1', passwordHash: HASH_B, needsReset: true, via: 'admin', at: t(5) },
+  };
+  given([aliceCreated(), requested('r1', 0), byAdmin])
+    .when(reset('r1', 10))
+    .thenThrows('invalid_reset_token');
 });
 
 test('the new password must be a hash', () => {
-  given([aliceCreated(), requested('r1', 0)]).when({ ...reset('r1', 10), passwordHash: 'new password' }).thenThrows('password_hash_invalid');
+  given([aliceCreated(), requested('r1', 0)])
+    .when({ ...reset('r1', 10), passwordHash: 'new password' })
+    .thenThrows('password_hash_invalid');
 });
 
 test.run();

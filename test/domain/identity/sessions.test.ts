@@ -26,20 +26,30 @@ const revoked = (reason: 'logout' | 'password_changed' | 'role_changed', at: num
 });
 
 test('a refresh token is exchanged for a new pair', () => {
-  given([aliceCreated(), sessionStarted(1)]).when(refresh('refresh-1', 60)).then([refreshed('refresh-1', 60)]);
+  given([aliceCreated(), sessionStarted(1)])
+    .when(refresh('refresh-1', 60))
+    .then([refreshed('refresh-1', 60)]);
 });
 
 test('a refresh token is single use', () => {
-  given([aliceCreated(), sessionStarted(1), refreshed('refresh-1', 60)]).when(refresh('refresh-1', 61, 3)).thenThrows('invalid_refresh_token');
+  given([aliceCreated(), sessionStarted(1), refreshed('refresh-1', 60)])
+    .when(refresh('refresh-1', 61, 3))
+    .thenThrows('invalid_refresh_token');
 });
 
 test('the refreshed pair refreshes in turn', () => {
-  given([aliceCreated(), sessionStarted(1), refreshed('refresh-1', 60)]).when(refresh('refresh-2', 120, 3)).then([refreshed('refresh-2', 120, 3)]);
+  given([aliceCreated(), sessionStarted(1), refreshed('refresh-1', 60)])
+    .when(refresh('refresh-2', 120, 3))
+    .then([refreshed('refresh-2', 120, 3)]);
 });
 
 test('an unknown refresh token is invalid, an old one expired', () => {
-  given([aliceCreated(), sessionStarted(1)]).when(refresh('refresh-9', 60)).thenThrows('invalid_refresh_token');
-  given([aliceCreated(), sessionStarted(1)]).when(refresh('refresh-1', 3600)).thenThrows('expired_refresh_token');
+  given([aliceCreated(), sessionStarted(1)])
+    .when(refresh('refresh-9', 60))
+    .thenThrows('invalid_refresh_token');
+  given([aliceCreated(), sessionStarted(1)])
+    .when(refresh('refresh-1', 3600))
+    .thenThrows('expired_refresh_token');
 });
 
 test('logout ends every session of the user', () => {
@@ -52,9 +62,15 @@ test('logout ends every session of the user', () => {
 });
 
 test('logout with nothing to end appends nothing', () => {
-  given([aliceCreated()]).when({ type: 'LogOut', userId: 'u1', now: t(1) }).then([]);
-  given([aliceCreated(), sessionStarted(1, 0, 60)]).when({ type: 'LogOut', userId: 'u1', now: t(61) }).then([]);
-  given([]).when({ type: 'LogOut', userId: 'u1', now: t(1) }).then([]);
+  given([aliceCreated()])
+    .when({ type: 'LogOut', userId: 'u1', now: t(1) })
+    .then([]);
+  given([aliceCreated(), sessionStarted(1, 0, 60)])
+    .when({ type: 'LogOut', userId: 'u1', now: t(61) })
+    .then([]);
+  given([])
+    .when({ type: 'LogOut', userId: 'u1', now: t(1) })
+    .then([]);
 });
 
 test('expired sessions are forgotten as new ones start', () => {
@@ -67,7 +83,9 @@ test('OAuth2 and LDAP users get sessions from their provider, not from a passwor
   given([aliceCreated({ authMethod: 'OAUTH2', passwordHash: null })])
     .when({ type: 'StartSession', userId: 'u1', via: 'oauth2', session, now: t(0) })
     .then([{ type: 'SessionStarted', data: { userId: 'u1', via: 'oauth2', ...session, at: t(0) } }]);
-  given([aliceCreated()]).when({ type: 'StartSession', userId: 'u1', via: 'ldap', session, now: t(0) }).thenThrows('session_method_mismatch');
+  given([aliceCreated()])
+    .when({ type: 'StartSession', userId: 'u1', via: 'ldap', session, now: t(0) })
+    .thenThrows('session_method_mismatch');
 });
 
 test('a deleted user has no session to refresh', () => {

@@ -15,12 +15,19 @@ test('a username changes, trimmed; the same name again changes nothing', () => {
   given([aliceCreated()])
     .when({ type: 'ChangeUsername', userId: 'u1', username: ' alicia ', now: t(5) })
     .then([{ type: 'UsernameChanged', data: { userId: 'u1', username: 'alicia', previousUsername: 'alice', at: t(5) } }]);
-  given([aliceCreated()]).when({ type: 'ChangeUsername', userId: 'u1', username: 'alice', now: t(5) }).then([]);
-  given([aliceCreated()]).when({ type: 'ChangeUsername', userId: 'u1', username: ' ', now: t(5) }).thenThrows('username_required');
+  given([aliceCreated()])
+    .when({ type: 'ChangeUsername', userId: 'u1', username: 'alice', now: t(5) })
+    .then([]);
+  given([aliceCreated()])
+    .when({ type: 'ChangeUsername', userId: 'u1', username: ' ', now: t(5) })
+    .thenThrows('username_required');
 });
 
 test('changing the username keeps the email: no command changes an email', () => {
-  const events = [aliceCreated(), { type: 'UsernameChanged', data: { userId: 'u1', username: 'x', previousUsername: 'alice', at: t(1) } } as UserEvent];
+  const events = [
+    aliceCreated(),
+    { type: 'UsernameChanged', data: { userId: 'u1', username: 'x', previousUsername: 'alice', at: t(1) } } as UserEvent,
+  ];
   const state = events.reduce(userDecider.evolve, userDecider.initialState());
   if (state.profile?.email !== 'alice@example.com') throw new Error('email changed');
 });
@@ -45,7 +52,9 @@ test('a user changes their own password with the current one; all their sessions
 test('without the right current password nothing changes', () => {
   given([aliceCreated()]).when(selfChange(false)).thenThrows('invalid_current_password');
   given([aliceCreated()]).when(selfChange(true, HASH_B)).thenThrows('invalid_current_password');
-  given([aliceCreated({ passwordHash: null })]).when(selfChange(true, null)).thenThrows('invalid_current_password');
+  given([aliceCreated({ passwordHash: null })])
+    .when(selfChange(true, null))
+    .thenThrows('invalid_current_password');
 });
 
 test('a password set by an admin must be changed at next login', () => {
@@ -73,12 +82,18 @@ test('a role change takes effect and ends the user’s sessions', () => {
       { type: 'RoleChanged', data: { userId: 'u1', role: 'VIEWER', previousRole: 'MEMBER', at: t(10) } },
       { type: 'SessionsRevoked', data: { userId: 'u1', reason: 'role_changed', at: t(10) } },
     ]);
-  given([aliceCreated()]).when({ type: 'ChangeRole', userId: 'u1', role: 'MEMBER', byUserId: 'admin1', now: t(10) }).then([]);
+  given([aliceCreated()])
+    .when({ type: 'ChangeRole', userId: 'u1', role: 'MEMBER', byUserId: 'admin1', now: t(10) })
+    .then([]);
 });
 
 test('nobody changes their own role, the default admin’s or the system user’s, or grants SYSTEM', () => {
-  given([aliceCreated({ role: 'ADMIN' })]).when({ type: 'ChangeRole', userId: 'u1', role: 'VIEWER', byUserId: 'u1', now: t(1) }).thenThrows('own_role');
-  given([aliceCreated()]).when({ type: 'ChangeRole', userId: 'u1', role: 'SYSTEM', byUserId: 'a', now: t(1) }).thenThrows('system_role_forbidden');
+  given([aliceCreated({ role: 'ADMIN' })])
+    .when({ type: 'ChangeRole', userId: 'u1', role: 'VIEWER', byUserId: 'u1', now: t(1) })
+    .thenThrows('own_role');
+  given([aliceCreated()])
+    .when({ type: 'ChangeRole', userId: 'u1', role: 'SYSTEM', byUserId: 'a', now: t(1) })
+    .thenThrows('system_role_forbidden');
   given(bootstrapped(createDefaultAdmin('u1', HASH_A, t(0))))
     .when({ type: 'ChangeRole', userId: 'u1', role: 'MEMBER', byUserId: 'a', now: t(1) })
     .thenThrows('builtin_role_fixed');
@@ -88,18 +103,30 @@ test('nobody changes their own role, the default admin’s or the system user’
 });
 
 test('a user is deleted once', () => {
-  given([aliceCreated()]).when({ type: 'DeleteUser', userId: 'u1', now: t(1) }).then([deleted]);
-  given([aliceCreated(), deleted]).when({ type: 'DeleteUser', userId: 'u1', now: t(2) }).thenThrows('user_not_found');
-  given([]).when({ type: 'DeleteUser', userId: 'u1', now: t(2) }).thenThrows('user_not_found');
+  given([aliceCreated()])
+    .when({ type: 'DeleteUser', userId: 'u1', now: t(1) })
+    .then([deleted]);
+  given([aliceCreated(), deleted])
+    .when({ type: 'DeleteUser', userId: 'u1', now: t(2) })
+    .thenThrows('user_not_found');
+  given([])
+    .when({ type: 'DeleteUser', userId: 'u1', now: t(2) })
+    .thenThrows('user_not_found');
 });
 
 test('the default admin and the system user cannot be deleted', () => {
-  given(bootstrapped(createDefaultAdmin('u1', HASH_A, t(0)))).when({ type: 'DeleteUser', userId: 'u1', now: t(1) }).thenThrows('builtin_user');
-  given(bootstrapped(createSystemUser('u1', t(0)))).when({ type: 'DeleteUser', userId: 'u1', now: t(1) }).thenThrows('builtin_user');
+  given(bootstrapped(createDefaultAdmin('u1', HASH_A, t(0))))
+    .when({ type: 'DeleteUser', userId: 'u1', now: t(1) })
+    .thenThrows('builtin_user');
+  given(bootstrapped(createSystemUser('u1', t(0))))
+    .when({ type: 'DeleteUser', userId: 'u1', now: t(1) })
+    .thenThrows('builtin_user');
 });
 
 test('a deleted user cannot be changed', () => {
-  given([aliceCreated(), deleted]).when({ type: 'ChangeUsername', userId: 'u1', username: 'x', now: t(2) }).thenThrows('user_not_found');
+  given([aliceCreated(), deleted])
+    .when({ type: 'ChangeUsername', userId: 'u1', username: 'x', now: t(2) })
+    .thenThrows('user_not_found');
   given([aliceCreated(), deleted]).when(selfChange(true)).thenThrows('user_not_found');
 });
 

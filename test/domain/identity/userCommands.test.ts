@@ -8,7 +8,7 @@ import { deleteUser } from '../../../domain/identity/deleteUser.ts';
 import { loadUser } from '../../../domain/identity/loadUser.ts';
 import { RESERVATION_GRACE_MS, reserveUniqueValue, uniqueValueHolder } from '../../../domain/identity/uniqueValues.ts';
 import { createAlice, HASH_A, t } from './fixtures.ts';
-import { memoryEventStore } from './memoryEventStore.ts';
+import { memoryEventStore } from '../../support/memoryEventStore.ts';
 
 const ctx = { actor: 'system', requestId: null };
 
@@ -127,7 +127,11 @@ test('a deleted holder’s reservation is taken over at once', async () => {
   const { store, all } = memoryEventStore();
   await createUser(store, createAlice(), ctx);
   // Simulate a crash after UserDeleted, before the releases.
-  await store.appendToStream('user-u1', [{ type: 'UserDeleted', data: { userId: 'u1', at: t(1) }, metadata: { actor: 'x', requestId: null, time: t(1), causation: null } }], 0);
+  await store.appendToStream(
+    'user-u1',
+    [{ type: 'UserDeleted', data: { userId: 'u1', at: t(1) }, metadata: { actor: 'x', requestId: null, time: t(1), causation: null } }],
+    0,
+  );
   await createUser(store, createAlice({ userId: 'u2', now: t(2) }), ctx);
   assert.is(await uniqueValueHolder(store, 'username', 'alice'), 'u2');
   assert.ok(all.some((e) => e.type === 'UniqueValueReleased' && (e.data as { userId: string }).userId === 'u1'));

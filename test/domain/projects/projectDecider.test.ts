@@ -23,12 +23,31 @@ test('given a deleted project, when its name is created again, then a new projec
   spec
     .given([created, deleted])
     .when({ type: 'CreateProject', projectId: 'p2', name: 'shop', description: 'again', gradientStartColor: '#000000' })
-    .then([{ type: 'ProjectCreated', data: { projectId: 'p2', name: 'shop', description: 'again', gradientStartColor: '#000000', gradientEndColor: '#1c76fc' } }]);
+    .then([
+      {
+        type: 'ProjectCreated',
+        data: { projectId: 'p2', name: 'shop', description: 'again', gradientStartColor: '#000000', gradientEndColor: '#1c76fc' },
+      },
+    ]);
+});
+
+test('a name Postgres cannot store or index is refused, not cut: NUL, a lone surrogate, over 1,024 bytes', () => {
+  for (const name of ['a\u0000b', 'a\ud800b', 'n'.repeat(1025), 'é'.repeat(513)]) {
+    spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name, description: null }).thenThrows('invalid_project_name');
+  }
+  spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name: 'shop', description: 'd\u0000' }).thenThrows('invalid_description');
+  spec
+    .given([created])
+    .when({ type: 'UpdateProject', projectId: 'p1', description: 'x'.repeat(70_000) })
+    .thenThrows('invalid_description');
 });
 
 test('a blank name or a malformed colour is refused', () => {
   spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name: '  ', description: null }).thenThrows('invalid_project_name');
-  spec.given([]).when({ type: 'CreateProject', projectId: 'p1', name: 'x', description: null, gradientEndColor: 'blue' }).thenThrows('invalid_color');
+  spec
+    .given([])
+    .when({ type: 'CreateProject', projectId: 'p1', name: 'x', description: null, gradientEndColor: 'blue' })
+    .thenThrows('invalid_color');
   spec.given([created]).when({ type: 'UpdateProject', projectId: 'p1', gradientStartColor: '#12345' }).thenThrows('invalid_color');
 });
 

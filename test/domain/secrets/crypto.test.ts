@@ -82,7 +82,12 @@ test('the key id takes part in the derivation', () => {
 test('a keyring must know its current key and each id once', () => {
   assert.throws(() => createKeyring([]));
   assert.throws(() => createKeyring([{ keyId: 'k1', secret: 'a' }], 'k2'));
-  assert.throws(() => createKeyring([{ keyId: 'k1', secret: 'a' }, { keyId: 'k1', secret: 'b' }]));
+  assert.throws(() =>
+    createKeyring([
+      { keyId: 'k1', secret: 'a' },
+      { keyId: 'k1', secret: 'b' },
+    ]),
+  );
 });
 
 test.run();

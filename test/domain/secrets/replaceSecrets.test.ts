@@ -4,7 +4,7 @@ import { DomainError } from '../../../domain/errors.ts';
 import { createKeyring, decryptSecret } from '../../../domain/secrets/crypto.ts';
 import type { SecretsReplaced } from '../../../domain/secrets/events.ts';
 import { replaceSecrets } from '../../../domain/secrets/replaceSecrets.ts';
-import { memoryEventStore } from '../identity/memoryEventStore.ts';
+import { memoryEventStore } from '../../support/memoryEventStore.ts';
 import { t } from '../identity/fixtures.ts';
 
 const ring = createKeyring([{ keyId: 'k1', secret: 'server-secret' }]);
@@ -24,7 +24,19 @@ test('values are trimmed, sealed under their key name, and never in the log', as
 test('a blank value is refused before anything is written', async () => {
   const { store, all } = memoryEventStore();
   try {
-    await replaceSecrets(store, ring, { entries: [{ key: 'A', value: 'x' }, { key: 'B', value: '  ' }], userId: null, now: t(0) }, ctx);
+    await replaceSecrets(
+      store,
+      ring,
+      {
+        entries: [
+          { key: 'A', value: 'x' },
+          { key: 'B', value: '  ' },
+        ],
+        userId: null,
+        now: t(0),
+      },
+      ctx,
+    );
     assert.unreachable();
   } catch (error) {
     assert.instance(error, DomainError);

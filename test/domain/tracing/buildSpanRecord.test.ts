@@ -80,7 +80,15 @@ test('unknown enum numbers fall back to UNSPECIFIED / UNSET; span kind defaults 
 });
 
 test('the record is plain JSON: a JSON round trip changes nothing', () => {
-  const r = buildSpanRecord(input({ attributes: attributesFrom([['__proto__', { float: 'NaN' }], ['n', { array: [{ int: '1' }, null] }]]) }), 0);
+  const r = buildSpanRecord(
+    input({
+      attributes: attributesFrom([
+        ['__proto__', { float: 'NaN' }],
+        ['n', { array: [{ int: '1' }, null] }],
+      ]),
+    }),
+    0,
+  );
   assert.ok(r.ok);
   if (r.ok) assert.equal(JSON.parse(JSON.stringify(r.span)), r.span);
 });

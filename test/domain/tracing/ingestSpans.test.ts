@@ -4,7 +4,7 @@ import type { SpansIngestedData } from '../../../domain/tracing/events.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
 import { batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
-import { memoryEventStore } from '../identity/memoryEventStore.ts';
+import { memoryEventStore } from '../../support/memoryEventStore.ts';
 
 const context = { actor: 'apikey:k1', requestId: 'r1', now: () => new Date('2024-01-01T00:00:00Z') };
 
@@ -13,7 +13,10 @@ test('a new project name creates the project first, then one SpansIngested per p
   const a = spanRecord({ traceId: newTraceId() });
   const b = spanRecord({ traceId: newTraceId() });
   const position = await ingestSpans(store, [batch('shop', [a, b]), batch('other', [a])], context);
-  assert.equal(all.map((e) => e.type), ['ProjectCreated', 'SpansIngested', 'ProjectCreated', 'SpansIngested']);
+  assert.equal(
+    all.map((e) => e.type),
+    ['ProjectCreated', 'SpansIngested', 'ProjectCreated', 'SpansIngested'],
+  );
   assert.equal(position, all.at(-1)!.position);
   const shop = all[0]!.data as { projectId: string };
   const ingested = all[1]!;
@@ -32,18 +35,31 @@ test('when another process creates the project meanwhile, both use that one proj
     assert.is(stream, projectStream('shop'));
     await store.appendToStream(
       stream,
-      [{ type: 'ProjectCreated', data: { projectId: 'theirs', name: 'shop', description: null, gradientStartColor: '#5bdbff', gradientEndColor: '#1c76fc' }, metadata: { actor: 'x', requestId: null, time: 't', causation: null } }],
+      [
+        {
+          type: 'ProjectCreated',
+          data: { projectId: 'theirs', name: 'shop', description: null, gradientStartColor: '#5bdbff', gradientEndColor: '#1c76fc' },
+          metadata: { actor: 'x', requestId: null, time: 't', causation: null },
+        },
+      ],
       'no_stream',
     );
   };
   await ingestSpans(store, [batch('shop', [spanRecord({ traceId: newTraceId() })])], context);
-  assert.equal(all.map((e) => e.type), ['ProjectCreated', 'SpansIngested']);
+  assert.equal(
+    all.map((e) => e.type),
+    ['ProjectCreated', 'SpansIngested'],
+  );
   assert.is((all[1]!.data as SpansIngestedData).projectId, 'theirs');
 });
 
 test('strings jsonb cannot hold (NUL, lone surrogates) are replaced, so the append cannot fail on them', async () => {
   const { store, all } = memoryEventStore();
-  const s = spanRecord({ traceId: newTraceId(), name: 'a\u0000b', attributes: { 'k\u0000': { str: 'x\ud800y' }, ok: { array: [{ str: '\udc00' }] } } });
+  const s = spanRecord({
+    traceId: newTraceId(),
+    name: 'a\u0000b',
+    attributes: { 'k\u0000': { str: 'x\ud800y' }, ok: { array: [{ str: '\udc00' }] } },
+  });
   await ingestSpans(store, [batch('shop', [s])], context);
   const stored = (all[1]!.data as SpansIngestedData).spans[0]!;
   assert.is(stored.name, 'a\ufffdb');

@@ -30,8 +30,19 @@ test('other types read as Python would print them', () => {
 
 test('float repr matches Python', () => {
   const cases: [number | 'NaN' | 'Infinity' | '-Infinity', string][] = [
-    [0.1, '0.1'], [1, '1.0'], [-2.5, '-2.5'], [1e16, '1e+16'], [1e15, '1000000000000000.0'], [123456789012345680, '1.2345678901234568e+17'],
-    [0.0001, '0.0001'], [0.00001, '1e-05'], [1.5e-7, '1.5e-07'], [-0, '-0.0'], ['NaN', 'nan'], ['Infinity', 'inf'], ['-Infinity', '-inf'],
+    [0.1, '0.1'],
+    [1, '1.0'],
+    [-2.5, '-2.5'],
+    [1e16, '1e+16'],
+    [1e15, '1000000000000000.0'],
+    [123456789012345680, '1.2345678901234568e+17'],
+    [0.0001, '0.0001'],
+    [0.00001, '1e-05'],
+    [1.5e-7, '1.5e-07'],
+    [-0, '-0.0'],
+    ['NaN', 'nan'],
+    ['Infinity', 'inf'],
+    ['-Infinity', '-inf'],
   ];
   for (const [f, text] of cases) assert.is(pythonFloatRepr(f), text, String(f));
 });

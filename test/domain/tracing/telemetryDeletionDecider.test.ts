@@ -17,12 +17,21 @@ test('given an active project, when spans, traces or sessions are deleted, then 
       { type: 'SpanDeleted', data: { projectId: 'p1', spanId: 'a' } },
       { type: 'SpanDeleted', data: { projectId: 'p1', spanId: 'b' } },
     ]);
-  spec.given([created]).when({ type: 'DeleteTraces', projectId: 'p1', traceIds: ['t'] }).then([{ type: 'TraceDeleted', data: { projectId: 'p1', traceId: 't' } }]);
-  spec.given([created]).when({ type: 'DeleteSessions', projectId: 'p1', sessionIds: ['s'] }).then([{ type: 'SessionDeleted', data: { projectId: 'p1', sessionId: 's' } }]);
+  spec
+    .given([created])
+    .when({ type: 'DeleteTraces', projectId: 'p1', traceIds: ['t'] })
+    .then([{ type: 'TraceDeleted', data: { projectId: 'p1', traceId: 't' } }]);
+  spec
+    .given([created])
+    .when({ type: 'DeleteSessions', projectId: 'p1', sessionIds: ['s'] })
+    .then([{ type: 'SessionDeleted', data: { projectId: 'p1', sessionId: 's' } }]);
 });
 
 test('given a deleted or never created project, deleting its telemetry is project_not_found', () => {
-  spec.given([]).when({ type: 'DeleteSpans', projectId: 'p1', spanIds: ['a'] }).thenThrows('project_not_found');
+  spec
+    .given([])
+    .when({ type: 'DeleteSpans', projectId: 'p1', spanIds: ['a'] })
+    .thenThrows('project_not_found');
   spec
     .given([created, { type: 'ProjectDeleted', data: { projectId: 'p1', name: 'shop' } }])
     .when({ type: 'DeleteTraces', projectId: 'p1', traceIds: ['t'] })
@@ -30,7 +39,10 @@ test('given a deleted or never created project, deleting its telemetry is projec
 });
 
 test('an empty session id is refused', () => {
-  spec.given([created]).when({ type: 'DeleteSessions', projectId: 'p1', sessionIds: [''] }).thenThrows('invalid_session_id');
+  spec
+    .given([created])
+    .when({ type: 'DeleteSessions', projectId: 'p1', sessionIds: [''] })
+    .thenThrows('invalid_session_id');
 });
 
 test.run();

@@ -2,38 +2,55 @@ import { sql } from 'slonik';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import type { AuthState } from '../../../domain/access/authState.ts';
-import { applyAuthEvent, createAuthState } from '../../../domain/access/authState.ts';
+import type { AuthState } from '../../../projections/identity/authState.ts';
+import { applyAuthEvent, createAuthState } from '../../../projections/identity/authState.ts';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
 import { START, type Position } from '../../../domain/eventstore/types.ts';
-import { createAuthLiveModel } from '../../../projections/access/authLiveModel.ts';
+import { createAuthLiveModel } from '../../../projections/identity/authLiveModel.ts';
 import { apiKeysProjection } from '../../../projections/apiKeys/apiKeysProjection.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
 import { secretsProjection } from '../../../projections/secrets/secretsProjection.ts';
-import { usersProjection } from '../../../projections/users/usersProjection.ts';
-import { authEnv, call, createKey, createUser, login } from '../../support/authClient.ts';
+import { usersProjection } from '../../../projections/identity/usersProjection.ts';
+import { authEnv, callAs, createKey, createUser, login } from '../../support/authClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
 
 /** A history touching every identity event: users, renames, role and password changes, sessions, keys, resets, deletions, secrets. */
 const writeHistory = async (server: TestServer, adminSecret: string) => {
   const admin = { bearer: adminSecret };
   const ids: string[] = [];
-  for (const n of [1, 2, 3]) ids.push(await createUser(server, admin, { email: `h${n}@example.com`, username: `h${n}`, role: 'MEMBER', password: 'pw-h' }));
+  for (const n of [1, 2, 3])
+    ids.push(await createUser(server, admin, { email: `h${n}@example.com`, username: `h${n}`, role: 'MEMBER', password: 'pw-h' }));
   const s1 = await login(server, 'h1@example.com', 'pw-h');
   await login(server, 'h2@example.com', 'pw-h');
-  await call(server, 'POST', '/auth/refresh', { as: s1 });
+  await callAs(server, 'POST', '/auth/refresh', { as: s1 });
   await createKey(server, await login(server, 'h2@example.com', 'pw-h'), 'user');
   const doomed = await createKey(server, await login(server, 'h3@example.com', 'pw-h'), 'user');
   await createKey(server, admin, 'system');
   const revoked = await createKey(server, admin, 'system');
-  await call(server, 'DELETE', `/v1/system/api_keys/${revoked.id}`, { as: admin });
-  await call(server, 'PATCH', `/v1/users/${ids[0]}`, { as: admin, json: { role: 'VIEWER', username: 'h1-renamed' } });
-  await call(server, 'PATCH', `/v1/users/${ids[1]}`, { as: admin, json: { password: 'pw-new' } });
-  await call(server, 'DELETE', `/v1/users/${ids[2]}`, { as: admin });
-  assert.is((await call(server, 'GET', '/v1/user', { as: { bearer: doomed.key } })).status, 401);
-  await call(server, 'PUT', '/v1/secrets', { as: admin, json: { secrets: [{ key: 'A', value: 'a' }, { key: 'B', value: 'b' }] } });
-  await call(server, 'PUT', '/v1/secrets', { as: admin, json: { secrets: [{ key: 'A', value: null }, { key: 'B', value: 'b2' }] } });
-  for (let i = 0; i < 5; i++) await call(server, 'POST', '/auth/login', { json: { email: 'h2@example.com', password: 'wrong' } });
+  await callAs(server, 'DELETE', `/v1/system/api_keys/${revoked.id}`, { as: admin });
+  await callAs(server, 'PATCH', `/v1/users/${ids[0]}`, { as: admin, json: { role: 'VIEWER', username: 'h1-renamed' } });
+  await callAs(server, 'PATCH', `/v1/users/${ids[1]}`, { as: admin, json: { password: 'pw-new' } });
+  await callAs(server, 'DELETE', `/v1/users/${ids[2]}`, { as: admin });
+  assert.is((await callAs(server, 'GET', '/v1/user', { as: { bearer: doomed.key } })).status, 401);
+  await callAs(server, 'PUT', '/v1/secrets', {
+    as: admin,
+    json: {
+      secrets: [
+        { key: 'A', value: 'a' },
+        { key: 'B', value: 'b' },
+      ],
+    },
+  });
+  await callAs(server, 'PUT', '/v1/secrets', {
+    as: admin,
+    json: {
+      secrets: [
+        { key: 'A', value: null },
+        { key: 'B', value: 'b2' },
+      ],
+    },
+  });
+  for (let i = 0; i < 5; i++) await callAs(server, 'POST', '/auth/login', { json: { email: 'h2@example.com', password: 'wrong' } });
   await login(server, 'h1@example.com', 'pw-h');
 };
 
@@ -59,7 +76,10 @@ test('identity read models rebuild row for row, and the auth state loaded from t
     await server.runner.catchUp();
     for (const projection of [usersProjection, apiKeysProjection, secretsProjection]) {
       const before = await Promise.all(projection.tables.map((t) => dump(server, t)));
-      await rebuildProjection(server.pool, server.store, projection, { batchSize: 7, storeInTransaction: (tx) => createPostgresEventStore(tx) });
+      await rebuildProjection(server.pool, server.store, projection, {
+        batchSize: 7,
+        storeInTransaction: (tx) => createPostgresEventStore(tx),
+      });
       const after = await Promise.all(projection.tables.map((t) => dump(server, t)));
       assert.equal(after, before, `${projection.name} rebuilt`);
     }

@@ -32,7 +32,13 @@ test('given spans of two traces in a session, then traces, spans and the session
     status: { code: 'OK', message: '' },
     startTimeUnixNano: nanos('2024-01-01T00:00:00Z', 123_456_789n),
     endTimeUnixNano: nanos('2024-01-01T00:00:05Z'),
-    attributes: attrs({ 'openinference.span.kind': 'agent', 'session.id': 'sess-1', 'input.value': 'hi', 'input.mime_type': 'text/plain', 'output.value': 'hello' }),
+    attributes: attrs({
+      'openinference.span.kind': 'agent',
+      'session.id': 'sess-1',
+      'input.value': 'hi',
+      'input.mime_type': 'text/plain',
+      'output.value': 'hello',
+    }),
   });
   const llm1 = spanRecord({
     traceId: t1,
@@ -42,14 +48,24 @@ test('given spans of two traces in a session, then traces, spans and the session
     status: { code: 'ERROR', message: 'boom' },
     startTimeUnixNano: nanos('2024-01-01T00:00:01Z'),
     endTimeUnixNano: nanos('2024-01-01T00:00:06Z'),
-    attributes: attrs({ 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 10, 'llm.token_count.completion': 5, 'metadata': '{"tier":"gold","n":2}' }),
+    attributes: attrs({
+      'openinference.span.kind': 'LLM',
+      'llm.token_count.prompt': 10,
+      'llm.token_count.completion': 5,
+      metadata: '{"tier":"gold","n":2}',
+    }),
   });
   const root2 = spanRecord({
     traceId: t2,
     name: 'agent',
     startTimeUnixNano: nanos('2024-01-01T00:01:00Z'),
     endTimeUnixNano: nanos('2024-01-01T00:01:02Z'),
-    attributes: attrs({ 'session.id': 'sess-1', 'input.value': 'again', 'output.value': '{"a":1}', 'output.mime_type': 'application/json' }),
+    attributes: attrs({
+      'session.id': 'sess-1',
+      'input.value': 'again',
+      'output.value': '{"a":1}',
+      'output.mime_type': 'application/json',
+    }),
   });
   const llm2 = spanRecord({
     traceId: t2,
@@ -64,25 +80,79 @@ test('given spans of two traces in a session, then traces, spans and the session
 
   const [project] = await rows(h.db.pool, sql.unsafe`SELECT id, name, description FROM projects`);
   assert.equal(project, { id: 1n, name: 'shop', description: null });
-  const traces = await rows(h.db.pool, sql.unsafe`
+  const traces = await rows(
+    h.db.pool,
+    sql.unsafe`
     SELECT id, trace_id, project_id, start_time::text, end_time::text, root_span_id, span_count, error_count, token_count_prompt, token_count_completion, session_id
-    FROM traces ORDER BY id`);
+    FROM traces ORDER BY id`,
+  );
   assert.equal(traces, [
-    { id: 1n, trace_id: t1, project_id: 1n, start_time: '2024-01-01 00:00:00.123456+00', end_time: '2024-01-01 00:00:06+00', root_span_id: root1.spanId, span_count: 2, error_count: 1, token_count_prompt: 10n, token_count_completion: 5n, session_id: 1n },
-    { id: 2n, trace_id: t2, project_id: 1n, start_time: '2024-01-01 00:01:00+00', end_time: '2024-01-01 00:01:02+00', root_span_id: root2.spanId, span_count: 2, error_count: 0, token_count_prompt: 7n, token_count_completion: 0n, session_id: 1n },
+    {
+      id: 1n,
+      trace_id: t1,
+      project_id: 1n,
+      start_time: '2024-01-01 00:00:00.123456+00',
+      end_time: '2024-01-01 00:00:06+00',
+      root_span_id: root1.spanId,
+      span_count: 2,
+      error_count: 1,
+      token_count_prompt: 10n,
+      token_count_completion: 5n,
+      session_id: 1n,
+    },
+    {
+      id: 2n,
+      trace_id: t2,
+      project_id: 1n,
+      start_time: '2024-01-01 00:01:00+00',
+      end_time: '2024-01-01 00:01:02+00',
+      root_span_id: root2.spanId,
+      span_count: 2,
+      error_count: 0,
+      token_count_prompt: 7n,
+      token_count_completion: 0n,
+      session_id: 1n,
+    },
   ]);
-  const spans = await rows(h.db.pool, sql.unsafe`SELECT id, span_id, trace_rowid, span_kind, attributes, llm_token_count_prompt FROM spans ORDER BY id`);
-  assert.equal(spans.map((s) => s.id), [1n, 2n, 3n, 4n]);
-  assert.equal(spans[1]!.attributes, { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 10, 'llm.token_count.completion': 5, 'metadata.tier': 'gold', 'metadata.n': 2 });
-  assert.equal(spans.map((s) => s.llm_token_count_prompt), [null, 10n, null, 7n]);
-  const sessions = await rows(h.db.pool, sql.unsafe`
+  const spans = await rows(
+    h.db.pool,
+    sql.unsafe`SELECT id, span_id, trace_rowid, span_kind, attributes, llm_token_count_prompt FROM spans ORDER BY id`,
+  );
+  assert.equal(
+    spans.map((s) => s.id),
+    [1n, 2n, 3n, 4n],
+  );
+  assert.equal(spans[1]!.attributes, {
+    'openinference.span.kind': 'LLM',
+    'llm.token_count.prompt': 10,
+    'llm.token_count.completion': 5,
+    'metadata.tier': 'gold',
+    'metadata.n': 2,
+  });
+  assert.equal(
+    spans.map((s) => s.llm_token_count_prompt),
+    [null, 10n, null, 7n],
+  );
+  const sessions = await rows(
+    h.db.pool,
+    sql.unsafe`
     SELECT id, session_id, project_id, start_time::text, end_time::text, trace_count, token_count_prompt, token_count_completion,
-      first_input, first_input_mime_type, last_output, last_output_mime_type FROM sessions`);
+      first_input, first_input_mime_type, last_output, last_output_mime_type FROM sessions`,
+  );
   assert.equal(sessions, [
     {
-      id: 1n, session_id: 'sess-1', project_id: 1n, start_time: '2024-01-01 00:00:00.123456+00', end_time: '2024-01-01 00:01:02+00',
-      trace_count: 2, token_count_prompt: 17n, token_count_completion: 5n,
-      first_input: 'hi', first_input_mime_type: 'text/plain', last_output: '{"a":1}', last_output_mime_type: 'application/json',
+      id: 1n,
+      session_id: 'sess-1',
+      project_id: 1n,
+      start_time: '2024-01-01 00:00:00.123456+00',
+      end_time: '2024-01-01 00:01:02+00',
+      trace_count: 2,
+      token_count_prompt: 17n,
+      token_count_completion: 5n,
+      first_input: 'hi',
+      first_input_mime_type: 'text/plain',
+      last_output: '{"a":1}',
+      last_output_mime_type: 'application/json',
     },
   ]);
 });
@@ -95,7 +165,9 @@ test('a span sent again (same request or later) is stored once and counted once'
   await ingestSpans(h.store, [batch('p', [{ ...s, name: 'later copy' }])], context);
   await h.project();
   assert.equal(await rows(h.db.pool, sql.unsafe`SELECT name FROM spans`), [{ name: 'span' }]);
-  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT span_count, token_count_prompt FROM traces`), [{ span_count: 1, token_count_prompt: 3n }]);
+  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT span_count, token_count_prompt FROM traces`), [
+    { span_count: 1, token_count_prompt: 3n },
+  ]);
 });
 
 test('a trace stays in the project that first saw it; the first session id of a trace wins', async ({ h }) => {
@@ -104,7 +176,10 @@ test('a trace stays in the project that first saw it; the first session id of a 
   await h.project();
   await ingestSpans(h.store, [batch('b', [spanRecord({ traceId: t, attributes: attrs({ 'session.id': 'second' }) })])], context);
   await h.project();
-  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT p.name FROM spans s JOIN projects p ON p.id = s.project_id`), [{ name: 'a' }, { name: 'a' }]);
+  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT p.name FROM spans s JOIN projects p ON p.id = s.project_id`), [
+    { name: 'a' },
+    { name: 'a' },
+  ]);
   assert.equal(await rows(h.db.pool, sql.unsafe`SELECT session_id, trace_count FROM sessions`), [{ session_id: 'first', trace_count: 1 }]);
   assert.equal(await rows(h.db.pool, sql.unsafe`SELECT name FROM projects ORDER BY id`), [{ name: 'a' }, { name: 'b' }]);
 });
@@ -133,11 +208,19 @@ test('deleting the only span of a trace outside any session deletes the trace', 
 test('deleting one span of several recomputes its trace and session', async ({ h }) => {
   const t = newTraceId();
   const root = spanRecord({ traceId: t, attributes: attrs({ 'session.id': 's' }) });
-  const child = spanRecord({ traceId: t, parentId: root.spanId, spanKind: 'LLM', status: { code: 'ERROR', message: '' }, attributes: attrs({ 'llm.token_count.prompt': 4 }) });
+  const child = spanRecord({
+    traceId: t,
+    parentId: root.spanId,
+    spanKind: 'LLM',
+    status: { code: 'ERROR', message: '' },
+    attributes: attrs({ 'llm.token_count.prompt': 4 }),
+  });
   await ingestSpans(h.store, [batch('p', [root, child])], context);
   await deleteTelemetry(h.store, 'p', { type: 'DeleteSpans', projectId: await projectIdOf(h, 'p'), spanIds: [child.spanId] }, context);
   await h.project();
-  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT span_count, error_count, token_count_prompt FROM traces`), [{ span_count: 1, error_count: 0, token_count_prompt: 0n }]);
+  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT span_count, error_count, token_count_prompt FROM traces`), [
+    { span_count: 1, error_count: 0, token_count_prompt: 0n },
+  ]);
   assert.equal(await rows(h.db.pool, sql.unsafe`SELECT token_count_prompt FROM sessions`), [{ token_count_prompt: 0n }]);
 });
 
@@ -145,7 +228,14 @@ test('deleting a trace deletes its spans; deleting a session deletes its traces 
   const [a, b, c] = [newTraceId(), newTraceId(), newTraceId()];
   await ingestSpans(
     h.store,
-    [batch('p', [spanRecord({ traceId: a }), spanRecord({ traceId: a }), spanRecord({ traceId: b, attributes: attrs({ 'session.id': 's' }) }), spanRecord({ traceId: c, attributes: attrs({ 'session.id': 's' }) })])],
+    [
+      batch('p', [
+        spanRecord({ traceId: a }),
+        spanRecord({ traceId: a }),
+        spanRecord({ traceId: b, attributes: attrs({ 'session.id': 's' }) }),
+        spanRecord({ traceId: c, attributes: attrs({ 'session.id': 's' }) }),
+      ]),
+    ],
     context,
   );
   const projectId = await projectIdOf(h, 'p');
@@ -183,7 +273,13 @@ test('spans that reach the log after their project was deleted go with it, not t
   // As if an exporter had resolved the project just before the deletion.
   await h.store.appendToStream(
     `spans-${old}-late`,
-    [{ type: 'SpansIngested', data: { ...batch('p', [spanRecord({ traceId: newTraceId() })]), projectId: old }, metadata: { actor: 't', requestId: null, time: '2024-01-01T00:00:00Z', causation: null } }],
+    [
+      {
+        type: 'SpansIngested',
+        data: { ...batch('p', [spanRecord({ traceId: newTraceId() })]), projectId: old },
+        metadata: { actor: 't', requestId: null, time: '2024-01-01T00:00:00Z', causation: null },
+      },
+    ],
     'no_stream',
   );
   await ingestSpans(h.store, [batch('p', [spanRecord({ traceId: newTraceId(), spanId: newSpanId() })])], context);

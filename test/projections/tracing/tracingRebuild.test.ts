@@ -41,7 +41,7 @@ const writeHistory = async (h: Harness) => {
       parentId: root.spanId,
       spanKind: 'LLM',
       status: { code: i % 4 === 0 ? 'ERROR' : 'OK', message: '' },
-      attributes: attrs({ 'llm.token_count.prompt': i, 'llm.token_count.completion': 2 * i, 'metadata': `{"i":${i}}` }),
+      attributes: attrs({ 'llm.token_count.prompt': i, 'llm.token_count.completion': 2 * i, metadata: `{"i":${i}}` }),
     });
     const project = i % 2 === 0 ? 'alpha' : 'beta';
     await ingestSpans(h.store, [batch(project, i === 5 ? [root, child, root] : [root, child])], context);
@@ -63,7 +63,10 @@ test('the rebuilt tables equal the live ones row for row (ids included), whateve
   const live = await dumpTracing(h.db.pool);
   assert.ok((live.spans?.length ?? 0) > 10, 'the history left spans behind');
   assert.ok((live.sessions?.length ?? 0) > 0, 'and sessions');
-  await rebuildProjection(h.db.pool, h.store, tracingProjection, { batchSize: 7, storeInTransaction: (tx) => createPostgresEventStore(tx) });
+  await rebuildProjection(h.db.pool, h.store, tracingProjection, {
+    batchSize: 7,
+    storeInTransaction: (tx) => createPostgresEventStore(tx),
+  });
   assert.equal(await dumpTracing(h.db.pool), live);
 });
 

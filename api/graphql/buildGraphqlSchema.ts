@@ -1,0 +1,78 @@
+import 'reflect-metadata';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchemaSync } from 'type-graphql';
+import { guardRootFields } from './requires.ts';
+import { AnnotationAuthorResolver } from './resolvers/annotationAuthorResolver.ts';
+import { AnnotationConfigMutations } from './resolvers/annotationConfigMutations.ts';
+import { AnnotationMutations } from './resolvers/annotationMutations.ts';
+import {
+  AnnotationQueryResolver,
+  ProjectAnnotationResolver,
+  SessionAnnotationResolver,
+  SpanAnnotationResolver,
+  TraceAnnotationResolver,
+} from './resolvers/annotationResolvers.ts';
+import { ApiKeyMutations } from './resolvers/apiKeyMutations.ts';
+import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
+import { ProjectMutations } from './resolvers/projectMutations.ts';
+import { ProjectResolver } from './resolvers/projectResolver.ts';
+import { PromptFieldResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
+import { SecretMutations } from './resolvers/secretMutations.ts';
+import { SessionResolver, SessionTurnResolver } from './resolvers/sessionResolver.ts';
+import { SpanResolver } from './resolvers/spanResolver.ts';
+import { TelemetryMutations } from './resolvers/telemetryMutations.ts';
+import { TraceResolver } from './resolvers/traceResolver.ts';
+import { TracingQueryResolver } from './resolvers/tracingQueryResolver.ts';
+import { UserMutations } from './resolvers/userMutations.ts';
+import { Secret, SystemApiKey, User, UserApiKey } from './types/identityTypes.ts';
+import { Project, ProjectSession, Span, Trace } from './types/tracingTypes.ts';
+
+/** Every resolver class; a feature adds its own here (one line). */
+export const RESOLVERS = [
+  TracingQueryResolver,
+  ProjectResolver,
+  TraceResolver,
+  SpanResolver,
+  SessionResolver,
+  SessionTurnResolver,
+  IdentityQueryResolver,
+  UserApiKeyResolver,
+  SecretResolver,
+  ProjectMutations,
+  TelemetryMutations,
+  UserMutations,
+  ApiKeyMutations,
+  SecretMutations,
+  SpanAnnotationResolver,
+  TraceAnnotationResolver,
+  SessionAnnotationResolver,
+  ProjectAnnotationResolver,
+  AnnotationQueryResolver,
+  AnnotationMutations,
+  AnnotationConfigMutations,
+  AnnotationAuthorResolver,
+  PromptQueryResolver,
+  PromptFieldResolver,
+  PromptVersionFieldResolver,
+] as const;
+
+let built: GraphQLSchema | null = null;
+
+/**
+ * The schema, built once per process (type-graphql keeps its metadata in a global store, and the
+ * schema is pure: no dependencies are bound in it; they come with each request's context).
+ */
+export const graphqlSchema = (): GraphQLSchema => {
+  built ??= guardRootFields(
+    buildSchemaSync({
+      resolvers: [...RESOLVERS],
+      // Node types reached only through node(id:) must still be in the schema.
+      orphanedTypes: [Project, Trace, Span, ProjectSession, User, UserApiKey, SystemApiKey, Secret],
+      validate: false,
+    }),
+  );
+  return built;
+};
+
+/** The SDL checked in at api/graphql/schema.graphql (sorted, so it diffs well). */
+export const schemaSdl = (): string => `${printSchema(lexicographicSortSchema(graphqlSchema()))}\n`;

@@ -1,0 +1,106 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { Field, ID, ObjectType } from 'type-graphql';
+import { connectionType } from '../connectionType.ts';
+import { DateTimeScalar } from '../dateTimeScalar.ts';
+import { Node } from '../relay.ts';
+
+@ObjectType({ implements: Node, description: 'A label prompts carry (many prompts, many labels)' })
+export class PromptLabel extends Node {
+  rowid!: number;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'A colour like #1c76fc' })
+  color!: string | null;
+}
+
+@ObjectType({ implements: Node, description: 'A name for one version of a prompt, unique within the prompt' })
+export class PromptVersionTag extends Node {
+  @Field(() => ID)
+  promptVersionId!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+}
+
+@ObjectType({ implements: Node, description: 'One immutable version of a prompt: the template and how to call the model' })
+export class PromptVersion extends Node {
+  rowid!: number;
+  /** The version's uuid in the event log. */
+  versionId!: string;
+  /** The prompt incarnation's uuid. */
+  promptUuid!: string;
+
+  @Field(() => ID)
+  promptId!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => String, { description: 'CHAT or STR' })
+  templateType!: string;
+
+  @Field(() => String, { description: 'MUSTACHE, F_STRING or NONE' })
+  templateFormat!: string;
+
+  @Field(() => GraphQLJSON, {
+    description: 'As REST answers it: {"type": "chat", "messages": [...]} or {"type": "string", "template": "..."}',
+  })
+  template!: unknown;
+
+  @Field(() => [String], { description: 'The template variables, in order of first use ([] for format NONE)' })
+  templateVariables!: string[];
+
+  @Field(() => GraphQLJSON, { description: 'As REST answers it: {"type": "<provider>", "<provider>": {...}}' })
+  invocationParameters!: unknown;
+
+  @Field(() => GraphQLJSON, { nullable: true })
+  tools!: unknown;
+
+  @Field(() => GraphQLJSON, { nullable: true })
+  responseFormat!: unknown;
+
+  @Field(() => String)
+  modelName!: string;
+
+  @Field(() => String, { description: 'OPENAI, ANTHROPIC, …' })
+  modelProvider!: string;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: string;
+}
+
+@ObjectType({ implements: Node, description: 'A prompt: named, versioned, tagged and labelled' })
+export class Prompt extends Node {
+  rowid!: number;
+  /** The incarnation's uuid in the event log. */
+  promptUuid!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => ID, { nullable: true })
+  sourcePromptId!: string | null;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: string;
+
+  @Field(() => DateTimeScalar, { description: 'When a version was last added or the prompt last changed' })
+  updatedAt!: string;
+}
+
+export const PromptConnection = connectionType('Prompt', () => Prompt);
+export const PromptVersionConnection = connectionType('PromptVersion', () => PromptVersion);

@@ -1,0 +1,19 @@
+import { authorize } from '../../domain/access/authorize.ts';
+import type { Principal } from '../../domain/access/principal.ts';
+import type { GrpcAuthResult } from '../../ingest/grpcServer.ts';
+import type { Authenticator } from './createAuthenticator.ts';
+
+/**
+ * The gRPC receiver's check of the `authorization` metadata: the same credentials and the same
+ * `ingest` permission as `POST /v1/traces`, answered UNAUTHENTICATED (401) or PERMISSION_DENIED (403).
+ */
+export const grpcAuthenticate =
+  (authenticator: Authenticator) =>
+  async (request: { readonly authorization: string | null }): Promise<GrpcAuthResult<Principal | null>> => {
+    const { principal, problem } = await authenticator.fromAuthorization(request.authorization);
+    const decision = authorize(principal, 'ingest');
+    if (decision.allowed) return { ok: true, principal };
+    if (decision.status === 401)
+      return { ok: false, code: 'UNAUTHENTICATED', message: problem === 'expired' ? 'Expired token' : decision.message };
+    return { ok: false, code: 'PERMISSION_DENIED', message: decision.message };
+  };

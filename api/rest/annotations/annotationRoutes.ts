@@ -1,0 +1,230 @@
+import type Koa from 'koa';
+import { z } from 'zod';
+import { InvalidAnnotationsError } from '../../../domain/annotations/annotationDecider.ts';
+import { batchProblems } from '../../../domain/annotations/annotationRecord.ts';
+import { ANNOTATOR_KINDS, type AnnotationRecord, type AnnotationTarget, type AnnotatorKind } from '../../../domain/annotations/events.ts';
+import { deleteAnnotations } from '../../../domain/annotations/deleteAnnotations.ts';
+import { recordAnnotations } from '../../../domain/annotations/recordAnnotations.ts';
+import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
+import { annotationKey } from '../../../projections/annotations/annotationKey.ts';
+import { annotationIdsByKey, knownTargets, listAnnotations } from '../../../projections/annotations/annotationQueries.ts';
+import { documentCounts } from '../../../projections/annotations/documentCountQueries.ts';
+import { ProjectionTimeoutError } from '../../../projections/projectionRunner.ts';
+import type { AppDeps } from '../../appDeps.ts';
+import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
+import { toGlobalId } from '../../http/globalId.ts';
+import { HttpError } from '../../http/httpError.ts';
+import { describeIssues, parseBody, parseQuery } from '../../http/parseBody.ts';
+import type { RouteDef } from '../../http/route.ts';
+import { settle } from '../../http/settle.ts';
+import { boolParam, isoTimeParam, limitParam, repeated, single } from '../common/queryParams.ts';
+import { resolveProject } from '../common/resolveProject.ts';
+import { tracingRoute } from '../tracing/tracingRoute.ts';
+import { cursorOf } from '../tracing/tracingIds.ts';
+import { ANNOTATION_TYPE, annotationFromJson, annotationItem, annotationJson, noteBody, noteFromJson } from './annotationJson.ts';
+
+const NOUN = { span: 'Spans', document: 'Spans', trace: 'Traces', session: 'Sessions' } as const;
+const SCOPE = { span: 'span', document: 'span', trace: 'trace', session: 'session' } as const;
+
+const refuse = (problems: InvalidAnnotationsError['problems'], where: (i: number) => string): HttpError =>
+  new HttpError(
+    422,
+    'invalid_annotation',
+    problems
+      .slice(0, 5)
+      .map(({ index, problem }) => `${where(index)}.${problem.path.join('.')}: ${problem.message}`)
+      .join('; '),
+  );
+
+/** The domain's rules first: a 422 naming `body.data.<index>.<field>` comes before any lookup. */
+const checkAnnotations = (annotations: readonly AnnotationRecord[], asNotes: boolean, where: (i: number) => string): void => {
+  const problems = batchProblems(annotations, asNotes);
+  if (problems.length > 0) throw refuse(problems, where);
+};
+
+/** One append; the decider's refusal (the same rules) as the same 422. */
+const recordOrRefuse = async (
+  ctx: Koa.Context,
+  deps: AppDeps,
+  annotations: readonly AnnotationRecord[],
+  asNotes: boolean,
+  where: (i: number) => string,
+) => {
+  try {
+    return await recordAnnotations(deps.store, { type: 'RecordAnnotations', source: 'API', annotations, asNotes }, commandContextOf(ctx));
+  } catch (error) {
+    if (error instanceof InvalidAnnotationsError) throw refuse(error.problems, where);
+    throw error;
+  }
+};
+
+/** The reference's 404 for targets a synchronous write needs: `Spans with IDs a, b do not exist.` */
+const requireTargets = async (deps: AppDeps, target: AnnotationTarget, ids: readonly string[]) => {
+  const known = await knownTargets(deps.pool, SCOPE[target], ids);
+  const missing = [...new Set(ids)].filter((id) => !known.has(id));
+  if (missing.length > 0)
+    throw new HttpError(404, `${SCOPE[target]}_not_found`, `${NOUN[target]} with IDs ${missing.slice(0, 20).join(', ')} do not exist.`);
+};
+
+/** With `sync=true`, as the reference: a document position must be below the span's number of documents. */
+const requireDocuments = async (deps: AppDeps, annotations: readonly AnnotationRecord[]) => {
+  const counts = await documentCounts(
+    deps.pool,
+    annotations.map((a) => a.targetId),
+  );
+  const i = annotations.findIndex((a) => typeof a.documentPosition === 'number' && a.documentPosition >= (counts.get(a.targetId) ?? 0));
+  if (i >= 0) {
+    const n = counts.get(annotations[i]!.targetId) ?? 0;
+    throw new HttpError(422, 'invalid_annotation', `body.data.${i}.document_position: the span has ${n} document${n === 1 ? '' : 's'}`);
+  }
+};
+
+/** Row ids of what was just written, in request order (read-your-writes first). */
+const idsOf = async (deps: AppDeps, target: AnnotationTarget, annotations: readonly AnnotationRecord[]) => {
+  const ids = await annotationIdsByKey(deps.pool, annotations.map(annotationKey));
+  return annotations.map((a) => ({ id: toGlobalId(ANNOTATION_TYPE[target], String(ids.get(annotationKey(a)) ?? 0)) }));
+};
+
+const syncQuery = z.object({ sync: boolParam(false) });
+
+/**
+ * `POST /v1/{span,trace,session,document}_annotations`: one event for the whole batch. With
+ * `sync=false` (the default) the answer is `{"data": []}` once the event is durable, whether or
+ * not the targets exist yet (they attach when they arrive); with `sync=true` every target must
+ * exist (404 naming the missing ones) and the answer lists each annotation's id in request order.
+ */
+const annotate = (deps: AppDeps, target: AnnotationTarget) => async (ctx: Koa.Context) => {
+  const { sync } = parseQuery(ctx, syncQuery);
+  const body = parseBody(ctx, z.object({ data: z.array(annotationItem[target]) }));
+  const annotations = body.data.map((item) => annotationFromJson(target, item as Record<string, unknown>));
+  checkAnnotations(annotations, false, (i) => `body.data.${i}`);
+  if (sync)
+    await requireTargets(
+      deps,
+      target,
+      annotations.map((a) => a.targetId),
+    );
+  if (sync && target === 'document') await requireDocuments(deps, annotations);
+  const position = await recordOrRefuse(ctx, deps, annotations, false, (i) => `body.data.${i}`);
+  if (!sync) {
+    // Stored either way: a slow read model must not turn into an error and a resend.
+    await settle(deps.runner, position).catch((e: unknown) => {
+      if (!(e instanceof ProjectionTimeoutError)) throw e;
+    });
+    ctx.body = { data: [] };
+    return;
+  }
+  await settle(deps.runner, position);
+  ctx.body = { data: await idsOf(deps, target, annotations) };
+};
+
+/** `POST /v1/{span,trace,session}_notes`: always synchronous; the target must exist. */
+const note = (deps: AppDeps, target: 'span' | 'trace' | 'session') => async (ctx: Koa.Context) => {
+  const body = parseBody(ctx, noteBody[target]);
+  const annotation = noteFromJson(target, body.data as Record<string, string | undefined>);
+  checkAnnotations([annotation], true, () => 'body.data');
+  await requireTargets(deps, target, [annotation.targetId]);
+  const position = await recordOrRefuse(ctx, deps, [annotation], true, () => 'body.data');
+  await settle(deps.runner, position);
+  ctx.body = { data: (await idsOf(deps, target, [annotation]))[0] };
+};
+
+const nonEmptyList = repeated.refine((v) => v === undefined || v.every((s) => s !== ''), 'each value must be non-empty');
+const targetIdsParam = repeated.refine((v) => v === undefined || new Set(v).size <= 1000, 'at most 1000 distinct ids');
+const listQuery = z.object({
+  identifier: nonEmptyList.refine((v) => v === undefined || v.length <= 1000, 'at most 1000 identifiers'),
+  include_annotation_names: repeated,
+  exclude_annotation_names: repeated,
+  cursor: single,
+  limit: limitParam(10, 10_000),
+});
+
+/** `GET /v1/projects/{id}/{span,trace,session}_annotations`: by target ids and/or identifiers, newest first. */
+const list = (deps: AppDeps, target: 'span' | 'trace' | 'session') => {
+  const idParam = `${target}_ids`;
+  return async (ctx: Koa.Context) => {
+    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+    const q = parseQuery(ctx, listQuery);
+    const parsedIds = targetIdsParam.safeParse(ctx.query[idParam]);
+    if (!parsedIds.success) throw new HttpError(422, 'invalid_query', describeIssues(`query.${idParam}`, parsedIds.error));
+    const ids = parsedIds.data;
+    if (ids === undefined && q.identifier === undefined)
+      throw new HttpError(422, 'invalid_query', `query.${idParam}: either ${idParam} or identifier must be given`);
+    const rows = await listAnnotations(deps.pool, {
+      projectId: project.project_id,
+      target,
+      targetIds: ids,
+      identifiers: q.identifier,
+      includeNames: q.include_annotation_names,
+      excludeNames: q.exclude_annotation_names,
+      cursor: cursorOf(q.cursor),
+      limit: q.limit,
+    });
+    if (rows.length === 0 && ids !== undefined && q.identifier === undefined) {
+      const known = await knownTargets(deps.pool, target, ids, project.project_id);
+      if (known.size === 0)
+        throw new HttpError(404, `${target}_not_found`, `None of the ${target} ids were found in project ${project.name}`);
+    }
+    ctx.body = {
+      data: rows.slice(0, q.limit).map(annotationJson),
+      next_cursor: rows.length > q.limit ? toGlobalId(ANNOTATION_TYPE[target], String(rows[q.limit]!.id)) : null,
+    };
+  };
+};
+
+const deleteQuery = z.object({
+  name: single.refine((v) => v !== '', 'must be non-empty'),
+  identifier: single.refine((v) => v !== '', 'must be non-empty'),
+  annotator_kind: single.pipe(z.enum(ANNOTATOR_KINDS as [AnnotatorKind, ...AnnotatorKind[]]).optional()),
+  start_time: isoTimeParam,
+  end_time: isoTimeParam,
+  delete_all: boolParam(false),
+});
+
+/**
+ * `DELETE /v1/projects/{id}/{span,trace,session}_annotations`: a bounded time window or
+ * `delete_all=true`, narrowed by the other filters. Someone who is not an admin deletes only the
+ * annotations they wrote (with auth off there is no author to narrow by).
+ */
+const bulkDelete = (deps: AppDeps, target: 'span' | 'trace' | 'session') => async (ctx: Koa.Context) => {
+  const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+  const q = parseQuery(ctx, deleteQuery);
+  if (!q.delete_all && (q.start_time === undefined || q.end_time === undefined))
+    throw new HttpError(422, 'invalid_query', 'query.start_time: both start_time and end_time are required unless delete_all=true');
+  if (q.start_time !== undefined && q.end_time !== undefined && !(Date.parse(q.start_time) < Date.parse(q.end_time)))
+    throw new HttpError(422, 'invalid_query', 'query.start_time: must be before end_time');
+  const principal = principalOf(ctx);
+  const authorUserId = principal === null || isAdmin(principal) ? null : actingUserId(principal);
+  const position = await deleteAnnotations(
+    deps.store,
+    project.name,
+    {
+      type: 'DeleteAnnotations',
+      projectId: project.project_id,
+      target,
+      name: q.name ?? null,
+      identifier: q.identifier ?? null,
+      annotatorKind: q.annotator_kind ?? null,
+      createdFrom: q.start_time ?? null,
+      createdBefore: q.end_time ?? null,
+      authorUserId,
+    },
+    commandContextOf(ctx),
+  );
+  await settle(deps.runner, position);
+  ctx.status = 204;
+};
+
+export const annotationRoutes = (deps: AppDeps): RouteDef[] => [
+  tracingRoute('POST', '/v1/span_annotations', annotate(deps, 'span')),
+  tracingRoute('POST', '/v1/trace_annotations', annotate(deps, 'trace')),
+  tracingRoute('POST', '/v1/session_annotations', annotate(deps, 'session')),
+  tracingRoute('POST', '/v1/document_annotations', annotate(deps, 'document')),
+  tracingRoute('POST', '/v1/span_notes', note(deps, 'span')),
+  tracingRoute('POST', '/v1/trace_notes', note(deps, 'trace')),
+  tracingRoute('POST', '/v1/session_notes', note(deps, 'session')),
+  ...(['span', 'trace', 'session'] as const).flatMap((target) => [
+    tracingRoute('GET', `/v1/projects/:project_identifier/${target}_annotations`, list(deps, target)),
+    tracingRoute('DELETE', `/v1/projects/:project_identifier/${target}_annotations`, bulkDelete(deps, target)),
+  ]),
+];

@@ -1,0 +1,196 @@
+import type Koa from 'koa';
+import { z } from 'zod';
+import type { Principal } from '../../../domain/access/principal.ts';
+import { isAdmin } from '../../../domain/access/principal.ts';
+import type { ApiKeyKind } from '../../../domain/apiKeys/events.ts';
+import { checkApiKeyDescription, checkApiKeyExpiry, cleanApiKeyName } from '../../../domain/apiKeys/apiKeyText.ts';
+import { issueApiKey } from '../../../domain/apiKeys/issueApiKey.ts';
+import { revokeApiKey } from '../../../domain/apiKeys/revokeApiKey.ts';
+import type { ApiKeyRow } from '../../../projections/apiKeys/apiKeyQueries.ts';
+import { listApiKeys, pageUserApiKeys } from '../../../projections/apiKeys/apiKeyQueries.ts';
+import { findUsers } from '../../../projections/identity/userQueries.ts';
+import type { AppDeps } from '../../appDeps.ts';
+import { checkField, plainString, ruledString } from '../../identity/fieldRule.ts';
+import { settleAuthChange } from '../../identity/settleAuthChange.ts';
+import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
+import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
+import { HttpError } from '../../http/httpError.ts';
+import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import type { RouteDef } from '../../http/route.ts';
+import { settle } from '../../http/settle.ts';
+import { userGlobalId } from '../identity/userJson.ts';
+
+const TYPE: Record<ApiKeyKind, string> = { user: 'UserApiKey', system: 'SystemApiKey' };
+
+const keyJson = (key: Pick<ApiKeyRow, 'keyId' | 'kind' | 'name' | 'description' | 'createdAt' | 'expiresAt'>) => ({
+  id: toGlobalId(TYPE[key.kind], key.keyId),
+  name: key.name,
+  description: key.description,
+  created_at: key.createdAt,
+  expires_at: key.expiresAt,
+});
+
+/** A datetime without a zone is UTC, as in the reference. */
+const expiresAt = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((value, issue) => {
+    if (value === undefined || value === null) return null;
+    const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? value : `${value}Z`;
+    const ms = Date.parse(zoned);
+    if (Number.isNaN(ms)) {
+      issue.addIssue({ code: 'custom', message: 'Invalid datetime' });
+      return z.NEVER;
+    }
+    return new Date(ms).toISOString();
+  });
+
+const createBody = z.strictObject({
+  data: z.strictObject({
+    name: ruledString(cleanApiKeyName),
+    description: ruledString(checkApiKeyDescription).nullable().optional(),
+    expires_at: expiresAt,
+  }),
+});
+
+const keyIdParam = (ctx: Koa.Context, kind: ApiKeyKind): string => {
+  const raw = String(ctx.params.api_key_id);
+  const id = fromGlobalId(TYPE[kind], raw);
+  if (id === null) throw new HttpError(422, 'invalid_api_key_id', `Invalid ${TYPE[kind]} GlobalID format: ${raw}`);
+  return id;
+};
+
+/** Issue a key; its value is in this response only and nowhere else (the log holds its hash). */
+const create = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind, principal: Principal & { userId: string }) => {
+  const { data } = parseBody(ctx, createBody);
+  const now = deps.identity.now().toISOString();
+  if (data.expires_at !== null && !(Date.parse(data.expires_at) > Date.parse(now))) {
+    throw new HttpError(422, 'invalid_body', 'body.data.expires_at: must be in the future');
+  }
+  checkField('body.data.expires_at', () => checkApiKeyExpiry(data.expires_at, now));
+  const { keyId, value, result } = await issueApiKey(
+    deps.store,
+    {
+      kind,
+      ownerUserId: kind === 'user' ? principal.userId : null,
+      createdBy: principal.userId,
+      name: data.name,
+      description: data.description ?? null,
+      expiresAt: data.expires_at,
+      now,
+    },
+    commandContextOf(ctx),
+  );
+  await settle(deps.runner, result.position);
+  ctx.status = 201;
+  ctx.body = {
+    data: {
+      ...keyJson({ keyId, kind, name: data.name, description: data.description ?? null, createdAt: now, expiresAt: data.expires_at }),
+      key: value,
+    },
+  };
+};
+
+const remove = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind) => {
+  const keyId = keyIdParam(ctx, kind);
+  const principal = principalOf(ctx)!;
+  const result = await revokeApiKey(
+    deps.store,
+    {
+      type: 'RevokeApiKey',
+      keyId,
+      kind,
+      requester: { userId: principal.kind === 'anonymous' ? null : principal.userId, isAdmin: isAdmin(principal) },
+      reason: 'deleted',
+      now: deps.identity.now().toISOString(),
+    },
+    commandContextOf(ctx),
+  );
+  await settleAuthChange(deps, result.position);
+  ctx.status = 204;
+};
+
+/** The caller as a person owning keys, or null for system principals (the admin secret, system keys). */
+const personOf = (ctx: Koa.Context): (Principal & { userId: string }) | null => {
+  const principal = principalOf(ctx);
+  if (principal === null || principal.kind === 'anonymous' || principal.kind === 'adminSecret' || principal.role === 'SYSTEM') return null;
+  return principal;
+};
+
+const pageQuery = z.object({
+  cursor: plainString({ maxLength: 256 }).optional(),
+  limit: z.coerce.number().int().positive().max(1000).default(100),
+});
+
+export const apiKeyRoutes = (deps: AppDeps): RouteDef[] => [
+  {
+    method: 'GET',
+    path: '/v1/user/api_keys',
+    permission: 'apikeys.own.list',
+    handler: async (ctx) => {
+      const person = personOf(ctx);
+      const keys = person === null ? [] : await listApiKeys(deps.pool, { kind: 'user', ownerUserId: person.userId });
+      ctx.body = { data: keys.map(keyJson) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/user/api_keys',
+    permission: 'apikeys.own.create',
+    handler: (ctx) => create(ctx, deps, 'user', personOf(ctx)!),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/user/api_keys/:api_key_id',
+    permission: 'apikeys.own.delete',
+    handler: (ctx) => remove(ctx, deps, 'user'),
+  },
+  {
+    method: 'GET',
+    path: '/v1/users/api_keys',
+    permission: 'apikeys.users.manage',
+    handler: async (ctx) => {
+      const query = parseQuery(ctx, pageQuery);
+      const fromKeyId = query.cursor === undefined ? null : fromGlobalId(TYPE.user, query.cursor);
+      const page =
+        query.cursor !== undefined && fromKeyId === null ? null : await pageUserApiKeys(deps.pool, { fromKeyId, limit: query.limit });
+      if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
+      const owners = await findUsers(deps.pool, [...new Set(page.keys.map((k) => k.ownerUserId!))]);
+      ctx.body = {
+        data: page.keys.map((key) => {
+          const owner = owners.get(key.ownerUserId!);
+          return {
+            ...keyJson(key),
+            user: { id: userGlobalId(key.ownerUserId!), username: owner?.username ?? '', email: owner?.email ?? null },
+          };
+        }),
+        next_cursor: page.nextKeyId === null ? null : toGlobalId(TYPE.user, page.nextKeyId),
+      };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/system/api_keys',
+    permission: 'apikeys.system.manage',
+    handler: async (ctx) => {
+      ctx.body = { data: (await listApiKeys(deps.pool, { kind: 'system' })).map(keyJson) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/system/api_keys',
+    permission: 'apikeys.system.create',
+    handler: (ctx) => {
+      const principal = principalOf(ctx)!;
+      if (principal.kind === 'anonymous') throw new HttpError(403, 'auth_disabled', 'Authentication is disabled');
+      return create(ctx, deps, 'system', principal);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/system/api_keys/:api_key_id',
+    permission: 'apikeys.system.manage',
+    handler: (ctx) => remove(ctx, deps, 'system'),
+  },
+];

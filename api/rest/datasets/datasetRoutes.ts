@@ -1,0 +1,297 @@
+import type { Readable } from 'node:stream';
+import busboy from 'busboy';
+import type Koa from 'koa';
+import { sql } from 'slonik';
+import { z } from 'zod';
+import { restPermission } from '../../../domain/access/restPermission.ts';
+import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
+import { uploadDataset, type NewExample } from '../../../domain/datasets/uploadDataset.ts';
+import { DomainError } from '../../../domain/errors.ts';
+import type { JsonObject } from '../../../domain/tracing/jsonValue.ts';
+import {
+  examplesAtVersion,
+  findDataset,
+  findDatasetSplit,
+  findDatasetVersion,
+  listDatasets,
+  listDatasetVersions,
+} from '../../../projections/datasets/datasetQueries.ts';
+import type { AppDeps } from '../../appDeps.ts';
+import { commandContextOf } from '../../http/commandContextOf.ts';
+import { HttpError } from '../../http/httpError.ts';
+import { describeIssues, parseQuery } from '../../http/parseBody.ts';
+import type { HttpMethod, RouteDef } from '../../http/route.ts';
+import { settle } from '../../http/settle.ts';
+import { boolParam, limitParam, repeated, single } from '../common/queryParams.ts';
+import { rejectNulChars } from '../common/rejectNulChars.ts';
+import { cursorOf } from '../tracing/tracingIds.ts';
+import { datasetGid, datasetJson, exampleJson, uploadBody, versionGid, versionJson } from './datasetJson.ts';
+import { anyGlobalId, datasetById, shown, versionOf } from './resolveDataset.ts';
+import { csvExamples, jsonlExamples, listedExamples, type UploadKeys } from './uploadParsers.ts';
+
+/** A dataset route: its permission from the one REST table, NUL-free parameters checked first. */
+export const datasetRoute = (method: HttpMethod, path: string, handler: RouteDef['handler'], body?: RouteDef['body']): RouteDef => ({
+  method,
+  path,
+  permission: restPermission(method, path),
+  ...(body ? { body } : {}),
+  handler: (ctx) => {
+    rejectNulChars(ctx);
+    return handler(ctx);
+  },
+});
+
+/** DomainErrors as the edge answers them: a broken rule of the input 400, a conflict 409, a missing thing 404. */
+export const asHttp = (error: unknown): unknown => {
+  if (!(error instanceof DomainError)) return error;
+  const status = error.kind === 'conflict' ? 409 : error.kind === 'not_found' ? 404 : error.kind === 'invalid' ? 400 : 403;
+  return new HttpError(status, error.code, error.message);
+};
+
+const pageOf = <R extends { readonly id: number }, J>(
+  rows: readonly R[],
+  limit: number,
+  gid: (id: number) => string,
+  render: (r: R) => J,
+) => ({
+  data: rows.slice(0, limit).map(render),
+  next_cursor: rows.length > limit ? gid(rows[limit]!.id) : null,
+});
+
+const ACTIONS = ['create', 'append', 'update'] as const;
+type Action = (typeof ACTIONS)[number];
+
+const actionOf = (raw: string | undefined): Action => {
+  const action = raw ?? 'create';
+  // The reference's message (typo included): the JS client matches it to fall back from update to create.
+  if (!(ACTIONS as readonly string[]).includes(action)) throw new HttpError(422, 'invalid_action', `Invalid dateset action: ${action}`);
+  return action as Action;
+};
+
+const readJson = async (ctx: Koa.Context, limit: number): Promise<unknown> => {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of ctx.req as AsyncIterable<Buffer>) {
+    size += part.length;
+    if (size > limit) throw new HttpError(413, 'request_too_large', `Request body exceeds ${limit} bytes`);
+    parts.push(part);
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString('utf8'));
+  } catch (error) {
+    throw new HttpError(400, 'malformed_body', `Request body is not valid JSON: ${(error as Error).message}`);
+  }
+};
+
+/** The JSON body's lists as examples; a list of another length than `inputs` is a 422 naming it. */
+const examplesOfBody = (body: UploadBody): NewExample[] => {
+  const n = body.inputs.length;
+  for (const key of ['outputs', 'metadata', 'splits', 'span_ids', 'example_ids'] as const) {
+    const list = body[key];
+    if (list != null && list.length !== n)
+      throw new HttpError(422, 'invalid_body', `body.${key}: must have one entry per input (${n}), has ${list.length}`);
+  }
+  const externalIds = (body.example_ids ?? []).filter((x): x is string => x !== null);
+  if (new Set(externalIds).size !== externalIds.length) throw new HttpError(422, 'invalid_body', 'body.example_ids: must not repeat an id');
+  return body.inputs.map((input, i) => {
+    const split = body.splits?.[i];
+    return {
+      externalId: body.example_ids?.[i] ?? null,
+      input: input as JsonObject,
+      output: (body.outputs?.[i] ?? {}) as JsonObject,
+      metadata: (body.metadata?.[i] ?? {}) as JsonObject,
+      splits: split == null ? [] : typeof split === 'string' ? [split] : split.filter((s): s is string => s !== null),
+      spanId: body.span_ids?.[i] ?? null,
+    };
+  });
+};
+type UploadBody = z.infer<typeof uploadBody>;
+
+type Form = { readonly fields: Map<string, string[]>; readonly file: { stream: Readable; mimeType: string; filename: string } | null };
+
+/** The form's fields up to its file part; the file is left to stream. Fields after the file are not read. */
+const readForm = (ctx: Koa.Context): Promise<Form> =>
+  new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 10_000, fieldSize: 1024 * 1024 } });
+    } catch (error) {
+      reject(new HttpError(400, 'malformed_multipart', `Request body is not valid multipart/form-data: ${(error as Error).message}`));
+      return;
+    }
+    const fields = new Map<string, string[]>();
+    parser.on('field', (name, value) => fields.set(name.replace(/\[\]$/, ''), [...(fields.get(name.replace(/\[\]$/, '')) ?? []), value]));
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file') {
+        stream.resume();
+        return;
+      }
+      // Only the fields sent before the file count: what arrives after it depends on how the body was chunked.
+      resolve({ fields: new Map(fields), file: { stream, mimeType: info.mimeType, filename: info.filename ?? 'upload' } });
+    });
+    parser.on('close', () => resolve({ fields, file: null }));
+    parser.on('error', (error) =>
+      reject(new HttpError(400, 'malformed_multipart', `Request body is not valid multipart/form-data: ${(error as Error).message}`)),
+    );
+    ctx.req.pipe(parser);
+  });
+
+const one = (form: Form, name: string): string | null => form.fields.get(name)?.at(-1) ?? null;
+
+type Upload = { action: Action; name: string; description: string | null; chunks: AsyncIterable<readonly NewExample[]> };
+
+const uploadFromForm = async (ctx: Koa.Context): Promise<Upload> => {
+  const form = await readForm(ctx);
+  const name = one(form, 'name');
+  if (name === null) throw new HttpError(422, 'invalid_body', 'body.name: Required (a form field before the file)');
+  const action = actionOf(one(form, 'action') ?? undefined);
+  if (form.file === null) throw new HttpError(422, 'invalid_body', 'body.file: Required');
+  const splitKey = one(form, 'split_key') ?? form.fields.get('split_keys')?.[0] ?? null;
+  if (one(form, 'split_key') !== null && form.fields.has('split_keys'))
+    throw new HttpError(422, 'invalid_body', 'body.split_keys: cannot be combined with split_key');
+  const keys: UploadKeys = {
+    inputKeys: form.fields.get('input_keys') ?? [],
+    outputKeys: form.fields.get('output_keys') ?? [],
+    metadataKeys: form.fields.get('metadata_keys') ?? [],
+    splitKey,
+    spanIdKey: one(form, 'span_id_key'),
+    exampleIdKey: one(form, 'example_id_key'),
+  };
+  const { stream, mimeType, filename } = form.file;
+  const type = mimeType.split(';')[0]!.trim().toLowerCase();
+  const chunks =
+    type === 'text/csv'
+      ? csvExamples(stream, keys)
+      : type === 'application/jsonl' || type === 'application/x-ndjson'
+        ? jsonlExamples(stream, keys)
+        : null;
+  if (chunks === null) {
+    stream.resume();
+    throw new HttpError(415, 'unsupported_file_type', `file: content type "${mimeType}" is not supported (text/csv or application/jsonl)`);
+  }
+  return { action, name, description: one(form, 'description') ?? filename, chunks };
+};
+
+const uploadFromJson = async (ctx: Koa.Context, deps: AppDeps): Promise<Upload> => {
+  const raw = await readJson(ctx, deps.settings.maxRequestBytes);
+  const parsed = uploadBody.safeParse(raw);
+  if (!parsed.success) throw new HttpError(422, 'invalid_body', describeIssues('body', parsed.error));
+  const action = actionOf(parsed.data.action);
+  return {
+    action,
+    name: parsed.data.name,
+    description: parsed.data.description ?? null,
+    chunks: listedExamples(examplesOfBody(parsed.data)),
+  };
+};
+
+const createdIn = (deps: AppDeps, versionRow: number) =>
+  deps.pool.oneFirst(
+    sql.type(
+      z.object({ n: z.number() }),
+    )`SELECT count(*)::int AS n FROM dataset_example_revisions WHERE version_row = ${versionRow} AND kind = 'CREATE'`,
+  );
+
+const upload = async (ctx: Koa.Context, deps: AppDeps): Promise<void> => {
+  const { sync } = parseQuery(ctx, z.object({ sync: boolParam(false) }));
+  const type = (ctx.get('content-type') || '').split(';')[0]!.trim().toLowerCase();
+  if (type === '') throw new HttpError(400, 'missing_content_type', 'Content-Type is required (application/json or multipart/form-data)');
+  if (type !== 'application/json' && type !== 'multipart/form-data')
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type "${type}" is not supported (application/json or multipart/form-data)`);
+  try {
+    const input = type === 'application/json' ? await uploadFromJson(ctx, deps) : await uploadFromForm(ctx);
+    const existing = await findDataset(deps.pool, { name: input.name });
+    if (existing !== null && input.action === 'create')
+      throw new HttpError(409, 'dataset_exists', `A dataset named "${input.name}" already exists.`);
+    const result = await uploadDataset(
+      deps.store,
+      { datasetId: existing?.dataset_id ?? null, name: input.name, description: input.description, chunks: input.chunks },
+      commandContextOf(ctx),
+    );
+    // The read model takes a large upload in as one batch: allow it time in proportion (100,000 examples: ~65 s).
+    if (result.position !== null) await deps.runner.waitFor(result.position, 5_000 + result.staged * 0.6);
+    if (!sync) {
+      ctx.body = 'null';
+      ctx.type = 'application/json';
+      return;
+    }
+    const dataset = await findDataset(deps.pool, { datasetId: result.datasetId });
+    const version =
+      (await findDatasetVersion(deps.pool, { versionId: result.versionId })) ??
+      (await findDatasetVersion(deps.pool, { latestOf: result.datasetId }));
+    if (dataset === null || version === null) throw new HttpError(404, 'dataset_not_found', `Dataset ${shown(input.name)} not found`);
+    ctx.body = {
+      data: {
+        dataset_id: datasetGid(dataset.id),
+        version_id: versionGid(version.id),
+        num_created_examples: version.version_id === result.versionId ? await createdIn(deps, version.id) : 0,
+        num_updated_examples: 0,
+        num_deleted_examples: 0,
+      },
+    };
+  } catch (error) {
+    ctx.req.resume();
+    throw asHttp(error);
+  }
+};
+
+/** `split` query values: split GlobalIDs or names; an unknown one is a 404. */
+const splitIdsOf = async (deps: AppDeps, datasetId: string, raw: readonly string[] | undefined) => {
+  if (raw === undefined || raw.length === 0) return { ids: null, names: [] as string[] };
+  const splits = [];
+  for (const s of raw) {
+    const gid = anyGlobalId(s);
+    const split = await findDatasetSplit(deps.pool, datasetId, gid?.type === 'DatasetSplit' ? { id: gid.id } : { name: s });
+    if (split === null) throw new HttpError(404, 'dataset_split_not_found', `Dataset split ${shown(s)} not found`);
+    splits.push(split);
+  }
+  return { ids: splits.map((s) => s.id), names: splits.map((s) => s.name) };
+};
+
+/** The reference's `datasets` routes for datasets, versions, examples and uploads. */
+export const datasetRoutes = (deps: AppDeps): RouteDef[] => [
+  datasetRoute('GET', '/v1/datasets', async (ctx) => {
+    const q = parseQuery(ctx, z.object({ cursor: single, name: single, limit: limitParam(10) }));
+    ctx.body = pageOf(
+      await listDatasets(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, name: q.name ?? null }),
+      q.limit,
+      datasetGid,
+      datasetJson,
+    );
+  }),
+  datasetRoute('POST', '/v1/datasets/upload', (ctx) => upload(ctx, deps), 'raw'),
+  datasetRoute('GET', '/v1/datasets/:id', async (ctx) => {
+    ctx.body = { data: datasetJson(await datasetById(deps, ctx.params.id!)) };
+  }),
+  datasetRoute('DELETE', '/v1/datasets/:id', async (ctx) => {
+    const dataset = await datasetById(deps, ctx.params.id!);
+    try {
+      const result = await changeDataset(deps.store, { type: 'DeleteDataset', datasetId: dataset.dataset_id }, commandContextOf(ctx));
+      await settle(deps.runner, result.position);
+    } catch (error) {
+      throw asHttp(error);
+    }
+    ctx.status = 204;
+  }),
+  datasetRoute('GET', '/v1/datasets/:id/versions', async (ctx) => {
+    const dataset = await datasetById(deps, ctx.params.id!);
+    const q = parseQuery(ctx, z.object({ cursor: single, limit: limitParam(10) }));
+    const rows = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
+    ctx.body = pageOf(rows, q.limit, versionGid, versionJson);
+  }),
+  datasetRoute('GET', '/v1/datasets/:id/examples', async (ctx) => {
+    const dataset = await datasetById(deps, ctx.params.id!);
+    const q = parseQuery(ctx, z.object({ version_id: single, split: repeated }));
+    const version = await versionOf(deps, dataset, q.version_id);
+    const splits = await splitIdsOf(deps, dataset.dataset_id, q.split);
+    const rows = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id, splitIds: splits.ids });
+    ctx.body = {
+      data: {
+        dataset_id: datasetGid(dataset.id),
+        version_id: versionGid(version.id),
+        filtered_splits: splits.names,
+        examples: rows.map(exampleJson),
+      },
+    };
+  }),
+];

@@ -1,0 +1,54 @@
+import { findDataset, findDatasetVersion, type DatasetRow, type DatasetVersionRow } from '../../../projections/datasets/datasetQueries.ts';
+import type { AppDeps } from '../../appDeps.ts';
+import { fromGlobalId } from '../../http/globalId.ts';
+import { HttpError } from '../../http/httpError.ts';
+
+export const shown = (raw: string): string => JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}…` : raw);
+
+/** Any GlobalID's type and numeric id, or null when `raw` is not one. */
+export const anyGlobalId = (raw: string): { readonly type: string; readonly id: number } | null => {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) return null;
+  const m = /^([A-Za-z]+):(\d{1,15})$/.exec(Buffer.from(raw, 'base64').toString('utf8'));
+  return m ? { type: m[1]!, id: Number(m[2]) } : null;
+};
+
+/** The row id inside a GlobalID of `type`, or null. */
+export const rowidOf = (type: string, raw: string): number | null => {
+  const id = fromGlobalId(type, raw);
+  return id !== null && /^\d{1,15}$/.test(id) ? Number(id) : null;
+};
+
+/**
+ * A dataset by GlobalID only (the reference resolves no name on these routes): not a GlobalID is
+ * a 422 naming the parameter, another type or an unknown dataset a 404.
+ */
+export const datasetById = async (deps: AppDeps, raw: string, parameter = 'id'): Promise<DatasetRow> => {
+  const gid = anyGlobalId(raw);
+  if (gid === null) throw new HttpError(422, 'invalid_dataset_id', `path.${parameter}: ${shown(raw)} is not a Dataset id`);
+  const dataset = gid.type === 'Dataset' ? await findDataset(deps.pool, { id: gid.id }) : null;
+  if (dataset === null) throw new HttpError(404, 'dataset_not_found', `Dataset ${shown(raw)} not found`);
+  return dataset;
+};
+
+/** `dataset_identifier`: a Dataset GlobalID or a dataset name. */
+export const datasetByIdentifier = async (deps: AppDeps, raw: string): Promise<DatasetRow> => {
+  const id = rowidOf('Dataset', raw);
+  const dataset = await findDataset(deps.pool, id !== null ? { id } : { name: raw });
+  if (dataset === null) throw new HttpError(404, 'dataset_not_found', `Dataset ${shown(raw)} not found`);
+  return dataset;
+};
+
+/** `version_id` of this dataset (404 when unknown or of another dataset), or its latest version (404 when it has none). */
+export const versionOf = async (deps: AppDeps, dataset: DatasetRow, raw: string | undefined): Promise<DatasetVersionRow> => {
+  if (raw === undefined || raw === '') {
+    const latest = await findDatasetVersion(deps.pool, { latestOf: dataset.dataset_id });
+    if (latest === null) throw new HttpError(404, 'dataset_has_no_versions', 'Dataset has no versions.');
+    return latest;
+  }
+  const gid = anyGlobalId(raw);
+  if (gid === null) throw new HttpError(422, 'invalid_version_id', `query.version_id: ${shown(raw)} is not a DatasetVersion id`);
+  const version = gid.type === 'DatasetVersion' ? await findDatasetVersion(deps.pool, { id: gid.id }) : null;
+  if (version === null || version.dataset_id !== dataset.dataset_id)
+    throw new HttpError(404, 'dataset_version_not_found', `Dataset version ${shown(raw)} not found in dataset ${shown(dataset.name)}`);
+  return version;
+};

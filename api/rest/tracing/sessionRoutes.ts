@@ -1,0 +1,131 @@
+import type Koa from 'koa';
+import { z } from 'zod';
+import type { Position } from '../../../domain/eventstore/types.ts';
+import { deleteTelemetryAcrossProjects } from '../../../domain/tracing/deleteTelemetryAcrossProjects.ts';
+import {
+  findSession,
+  listSessions,
+  sessionTurns,
+  tracesOfSessions,
+  type SessionRow,
+  type SessionTraceRow,
+  type SessionTurnRow,
+} from '../../../projections/tracing/sessionQueries.ts';
+import type { AppDeps } from '../../appDeps.ts';
+import { commandContextOf } from '../../http/commandContextOf.ts';
+import { HttpError } from '../../http/httpError.ts';
+import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import type { RouteDef } from '../../http/route.ts';
+import { settle } from '../../http/settle.ts';
+import { isoFromMicros } from '../common/pythonIsoTime.ts';
+import { enumParam, limitParam, single } from '../common/queryParams.ts';
+import { withoutNul } from '../common/rejectNulChars.ts';
+import { resolveProject } from '../common/resolveProject.ts';
+import { tracingRoute } from './tracingRoute.ts';
+import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
+
+/** Phoenix's SessionData: the session's traces by start time, token sums of its LLM spans. */
+const sessionJson = (s: SessionRow, traces: readonly SessionTraceRow[]) => ({
+  id: globalIdOf('ProjectSession', s.id),
+  session_id: s.session_id,
+  project_id: globalIdOf('Project', s.project_rowid),
+  start_time: isoFromMicros(s.start_us),
+  end_time: isoFromMicros(s.end_us),
+  traces: traces.map((t) => ({
+    id: globalIdOf('Trace', t.id),
+    trace_id: t.trace_id,
+    start_time: isoFromMicros(t.start_us),
+    end_time: isoFromMicros(t.end_us),
+  })),
+  token_count_prompt: s.token_count_prompt,
+  token_count_completion: s.token_count_completion,
+  token_count_total: s.token_count_prompt + s.token_count_completion,
+});
+
+/** A root span's input or output with its OpenInference mime type (text/plain when unset); null when the span has none. */
+const ioJson = (value: string | null, mimeType: string | null) => (value === null ? null : { value, mime_type: mimeType ?? 'text/plain' });
+
+/**
+ * One turn of a conversation: a trace of the session with its root span's input and output, by
+ * trace start time. Phoenix has no REST route for this (its UI reads it over GraphQL); ours is
+ * `GET /v1/sessions/{session_identifier}/turns`, a read like the session itself.
+ */
+const turnJson = (t: SessionTurnRow) => ({
+  trace_id: t.trace_id,
+  start_time: isoFromMicros(t.start_us),
+  end_time: isoFromMicros(t.end_us),
+  input: ioJson(t.input, t.input_mime_type),
+  output: ioJson(t.output, t.output_mime_type),
+});
+
+/** `{session_identifier}`: a ProjectSession GlobalID, else the `session.id` (global lookup). */
+const lookup = (deps: AppDeps, identifier: string) => {
+  const rowid = rowidOf('ProjectSession', identifier);
+  return findSession(deps.pool, rowid !== null ? { id: rowid } : { sessionId: identifier });
+};
+
+const sessionParam = async (deps: AppDeps, ctx: Koa.Context): Promise<SessionRow> => {
+  const raw = String(ctx.params.session_identifier);
+  const session = await lookup(deps, raw);
+  if (session === null) throw new HttpError(404, 'session_not_found', `Session not found: ${raw}`);
+  return session;
+};
+
+/** Sessions of several projects may be deleted together: one deletion append per project. */
+const deleteSessions = (deps: AppDeps, ctx: Koa.Context, sessions: readonly SessionRow[]): Promise<Position | null> =>
+  deleteTelemetryAcrossProjects(
+    deps.store,
+    'sessions',
+    sessions.map((s) => ({ projectId: s.project_id, projectName: s.project_name, id: s.session_id })),
+    commandContextOf(ctx),
+  );
+
+const listQuery = z.object({ cursor: single, limit: limitParam(100), order: enumParam(['asc', 'desc'], 'asc') });
+const deleteBody = z.object({ session_identifiers: z.array(z.string().refine(withoutNul, 'must not contain NUL characters')).min(1) });
+
+export const sessionRoutes = (deps: AppDeps): RouteDef[] => [
+  tracingRoute('GET', '/v1/projects/:project_identifier/sessions', async (ctx) => {
+    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+    const q = parseQuery(ctx, listQuery);
+    const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
+    const traces = await tracesOfSessions(
+      deps.pool,
+      rows.slice(0, q.limit).map((s) => s.id),
+    );
+    const bySession = new Map<number, SessionTraceRow[]>();
+    for (const t of traces) bySession.set(t.session_rowid, [...(bySession.get(t.session_rowid) ?? []), t]);
+    ctx.body = page(rows, q.limit, 'ProjectSession', (s) => sessionJson(s, bySession.get(s.id) ?? []));
+  }),
+
+  tracingRoute('GET', '/v1/sessions/:session_identifier', async (ctx) => {
+    const session = await sessionParam(deps, ctx);
+    ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
+  }),
+
+  tracingRoute('GET', '/v1/sessions/:session_identifier/turns', async (ctx) => {
+    const session = await sessionParam(deps, ctx);
+    ctx.body = { data: (await sessionTurns(deps.pool, session.id)).map(turnJson) };
+  }),
+
+  tracingRoute('DELETE', '/v1/sessions/:session_identifier', async (ctx) => {
+    const session = await sessionParam(deps, ctx);
+    await settle(deps.runner, await deleteSessions(deps, ctx, [session]));
+    ctx.status = 204;
+  }),
+
+  tracingRoute('POST', '/v1/sessions/delete', async (ctx) => {
+    const { session_identifiers: identifiers } = parseBody(ctx, deleteBody);
+    const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
+    if (globalIds !== 0 && globalIds !== identifiers.length) {
+      throw new HttpError(
+        422,
+        'mixed_session_identifiers',
+        'body.session_identifiers: use either all GlobalIDs or all session ids, not both',
+      );
+    }
+    // Unknown sessions are skipped, as in Phoenix.
+    const sessions = (await Promise.all(identifiers.map((s) => lookup(deps, s)))).filter((s): s is SessionRow => s !== null);
+    await settle(deps.runner, await deleteSessions(deps, ctx, sessions));
+    ctx.status = 204;
+  }),
+];

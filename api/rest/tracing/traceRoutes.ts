@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
+import { sessionIdsInProject } from '../../../projections/tracing/sessionQueries.ts';
+import { findTrace, listTraces, spansOfTraces, type TraceRow, type TraceSpanRow } from '../../../projections/tracing/traceQueries.ts';
+import type { AppDeps } from '../../appDeps.ts';
+import { commandContextOf } from '../../http/commandContextOf.ts';
+import { HttpError } from '../../http/httpError.ts';
+import { parseQuery } from '../../http/parseBody.ts';
+import type { RouteDef } from '../../http/route.ts';
+import { settle } from '../../http/settle.ts';
+import { isoFromMicros } from '../common/pythonIsoTime.ts';
+import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from '../common/queryParams.ts';
+import { resolveProject } from '../common/resolveProject.ts';
+import { tracingRoute } from './tracingRoute.ts';
+import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
+
+const listQuery = z.object({
+  start_time: isoTimeParam,
+  end_time: isoTimeParam,
+  sort: enumParam(['start_time', 'latency_ms'], 'start_time'),
+  order: enumParam(['asc', 'desc'], 'desc'),
+  limit: limitParam(100, 1000),
+  cursor: single,
+  include_spans: boolParam(false),
+  session_identifier: repeated,
+});
+
+const traceSpanJson = (s: TraceSpanRow) => ({
+  id: globalIdOf('Span', s.id),
+  span_id: s.span_id,
+  parent_id: s.parent_id,
+  name: s.name,
+  span_kind: s.span_kind,
+  status_code: s.status_code,
+  start_time: isoFromMicros(s.start_us),
+  end_time: isoFromMicros(s.end_us),
+});
+
+/** Phoenix's TraceData; token counts are the sums of the trace's LLM spans' own counts. */
+const traceJson = (t: TraceRow, spans: readonly TraceSpanRow[] | null) => ({
+  id: globalIdOf('Trace', t.id),
+  trace_id: t.trace_id,
+  project_id: globalIdOf('Project', t.project_id),
+  start_time: isoFromMicros(t.start_us),
+  end_time: isoFromMicros(t.end_us),
+  token_count_prompt: t.token_count_prompt,
+  token_count_completion: t.token_count_completion,
+  token_count_total: t.token_count_prompt + t.token_count_completion,
+  spans: spans === null ? null : spans.map(traceSpanJson),
+});
+
+export const traceRoutes = (deps: AppDeps): RouteDef[] => [
+  tracingRoute('GET', '/v1/projects/:project_identifier/traces', async (ctx) => {
+    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+    const q = parseQuery(ctx, listQuery);
+    let sessionIds: readonly number[] | undefined;
+    if (q.session_identifier !== undefined) {
+      const rowids = q.session_identifier.map((s) => rowidOf('ProjectSession', s));
+      sessionIds = await sessionIdsInProject(deps.pool, project.id, {
+        ids: rowids.filter((r): r is number => r !== null),
+        sessionIds: q.session_identifier.filter((_, i) => rowids[i] === null),
+      });
+    }
+    const rows = await listTraces(deps.pool, {
+      projectId: project.id,
+      sort: q.sort,
+      order: q.order,
+      limit: q.limit,
+      cursor: cursorOf(q.cursor),
+      startTime: q.start_time,
+      endTime: q.end_time,
+      sessionIds,
+    });
+    const shown = rows.slice(0, q.limit);
+    const spans = q.include_spans
+      ? await spansOfTraces(
+          deps.pool,
+          shown.map((t) => t.id),
+        )
+      : null;
+    const byTrace = new Map<number, TraceSpanRow[]>();
+    for (const s of spans ?? []) byTrace.set(s.trace_rowid, [...(byTrace.get(s.trace_rowid) ?? []), s]);
+    ctx.body = page(rows, q.limit, 'Trace', (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
+  }),
+
+  tracingRoute('DELETE', '/v1/traces/:trace_identifier', async (ctx) => {
+    const raw = String(ctx.params.trace_identifier);
+    const rowid = rowidOf('Trace', raw);
+    const trace = await findTrace(deps.pool, rowid !== null ? { id: rowid } : { traceId: raw.toLowerCase() });
+    if (trace === null) throw new HttpError(404, 'trace_not_found', `Trace not found: ${raw}`);
+    const position = await deleteTelemetry(
+      deps.store,
+      trace.project_name,
+      { type: 'DeleteTraces', projectId: trace.project_id, traceIds: [trace.trace_id] },
+      commandContextOf(ctx),
+    );
+    await settle(deps.runner, position);
+    ctx.status = 204;
+  }),
+];

@@ -1,0 +1,366 @@
+/**
+ * Hostile-load measurements against a real `loupe serve` child process (embedded PGlite in a temp
+ * working dir, or a scratch Postgres database with --backend postgres):
+ *
+ *   node --import tsx ops/bench/hostileLoad.ts bombs   [--count 16]
+ *     N concurrent gzip bombs (a few hundred KiB that inflate to 1 GiB of zeros), then the
+ *     server's peak RSS (VmHWM) and whether a normal export still succeeds.
+ *   node --import tsx ops/bench/hostileLoad.ts grpc-bombs [--count 16]
+ *     the same bombs as gzip-compressed gRPC messages (raw HTTP/2 frames).
+ *   node --import tsx ops/bench/hostileLoad.ts large   [--spans 50000] [--format protobuf|json]
+ *     one OTLP/protobuf request of N small spans while /healthz is polled every 50 ms; prints the
+ *     slowest /healthz answer during the request and while the projections catch up.
+ *   node --import tsx ops/bench/hostileLoad.ts slow    [--count 9]
+ *     N connections declaring a 64 MiB body and sending 1 byte/s; then times a normal export.
+ *   node --import tsx ops/bench/hostileLoad.ts hashing [--count 40]
+ *     in-process: gzip inflate latency while N argon2 password hashes run, with and without the
+ *     server's limit on concurrent hashes.
+ *
+ * Each measurement first waits (up to --quiet-wait seconds, default 120) for the machine to be
+ * quiet, and reports how busy it was meanwhile (machineBusyFraction, of 2 cores).
+ * Results are printed as JSON lines (and appended to --json FILE when given); --cpu-prof DIR writes
+ * the server's CPU profile there.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import net from 'node:net';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import zlib from 'node:zlib';
+import { createPasswordHasher, DEFAULT_PASSWORD_COST } from '../../domain/identity/passwords.ts';
+import { limitPasswordHashing } from '../limitPasswordHashing.ts';
+import { machineBusySeconds, peakRssBytes, waitForQuietMachine } from './cpuUsage.ts';
+import { encodeExportRequest } from './otlpEncoder.ts';
+import { createScratchDatabase, DEFAULT_PG_URL, type ScratchDatabase } from './scratchDatabase.ts';
+import { postExport } from './senders.ts';
+import { startServerProcess, type ServerProcess } from './serverProcess.ts';
+import { createSpanGenerator, type GeneratedSpan } from './spanGenerator.ts';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    backend: { type: 'string', default: 'pglite' },
+    count: { type: 'string' },
+    spans: { type: 'string', default: '50000' },
+    format: { type: 'string', default: 'protobuf' },
+    'pg-url': { type: 'string', default: DEFAULT_PG_URL },
+    json: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'quiet-wait': { type: 'string' },
+  },
+});
+const mode = positionals[0];
+if (mode !== 'bombs' && mode !== 'grpc-bombs' && mode !== 'large' && mode !== 'slow' && mode !== 'hashing') {
+  console.error(
+    'usage: hostileLoad.ts bombs|grpc-bombs|large|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
+  );
+  process.exit(2);
+}
+
+/** Other sessions share this machine: each measurement waits for a quiet moment and says how busy the machine was during it. */
+let busyAtStart = 0;
+let measuredFrom = 0;
+const startMeasuring = async () => {
+  await waitForQuietMachine(Number(args['quiet-wait'] ?? 120) * 1000);
+  busyAtStart = machineBusySeconds();
+  measuredFrom = performance.now();
+};
+const machineBusy = () => {
+  const seconds = (performance.now() - measuredFrom) / 1000;
+  return seconds > 0 ? Number(((machineBusySeconds() - busyAtStart) / (seconds * 2)).toFixed(2)) : null;
+};
+
+const report = async (result: Record<string, unknown>) => {
+  const line = JSON.stringify({ mode, backend: args.backend, ...result, machineBusyFraction: machineBusy() });
+  console.log(line);
+  if (args.json) await appendFile(args.json, `${line}\n`);
+};
+
+/**
+ * Starts a fresh peak-RSS (VmHWM) measurement: a new embedded database peaks at over 1 GB while
+ * PGlite creates it, long before any load. Linux resets VmHWM to the current RSS on "5".
+ */
+const resetPeakRss = async (pid: number) => writeFile(`/proc/${pid}/clear_refs`, '5').catch(() => undefined);
+
+const mib = (bytes: number | null) => (bytes === null ? null : Math.round(bytes / (1024 * 1024)));
+
+/** A small normal export: the thing that must keep working. */
+const normalBody = () => encodeExportRequest(createSpanGenerator({ textBytes: 200 }).nextTrace(), 'hostile-load');
+
+const withServer = async (run: (server: ServerProcess) => Promise<void>) => {
+  const workDir = await mkdtemp(join(tmpdir(), 'loupe-hostile-'));
+  let scratch: ScratchDatabase | null = null;
+  const env: Record<string, string> = { SERVICE_WORKING_DIR: workDir };
+  if (args.backend === 'postgres') {
+    scratch = await createScratchDatabase(args['pg-url'], 'loupe_hostile');
+    env.SERVICE_SQL_DATABASE_URL = scratch.url;
+  }
+  const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
+  const server = await startServerProcess({ env, nodeFlags });
+  try {
+    await run(server);
+  } finally {
+    await server.stop(10_000);
+    await scratch?.drop();
+    await rm(workDir, { recursive: true, force: true });
+  }
+};
+
+/** Polls GET /healthz back to back (50 ms apart) and records how long each answer took. */
+const healthProbe = (baseUrl: string) => {
+  const latencies: Array<{ at: number; ms: number }> = [];
+  let stopped = false;
+  const agent = new http.Agent({ keepAlive: false });
+  const once = () =>
+    new Promise<number>((resolve) => {
+      const started = performance.now();
+      const req = http.get(`${baseUrl}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(performance.now() - started));
+      });
+      req.on('error', () => resolve(Number.POSITIVE_INFINITY));
+    });
+  const loop = (async () => {
+    while (!stopped) {
+      const at = performance.now();
+      latencies.push({ at, ms: await once() });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    /** Slowest answer among the probes sent in [from, to). */
+    maxBetween: (from: number, to: number) => Math.max(0, ...latencies.filter((l) => l.at >= from && l.at < to).map((l) => l.ms)),
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+};
+
+const rawPost = (port: number, body: Buffer, headers: Record<string, string>) =>
+  new Promise<{ status: number; ms: number }>((resolve) => {
+    const started = performance.now();
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/v1/traces', method: 'POST', headers: { 'content-length': String(body.length), ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+      },
+    );
+    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }));
+    req.end(body);
+  });
+
+/** 1 GiB of zeros (~1 MiB gzipped), from a 64 MiB gzip member repeated: concatenated members are one valid gzip stream. */
+const gzipBomb = () => {
+  const member = zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+  return Buffer.concat(Array.from({ length: 16 }, () => member));
+};
+
+/** One gzip-compressed gRPC Export message sent as raw HTTP/2; resolves with the grpc-status (or an error). */
+const grpcPost = (port: number, compressed: Buffer) =>
+  new Promise<{ status: string }>((resolve) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', (e) => resolve({ status: `error ${e.message}` }));
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
+      'content-type': 'application/grpc',
+      'grpc-encoding': 'gzip',
+      te: 'trailers',
+    });
+    let status = 'none';
+    stream.on('response', (headers) => {
+      if (headers['grpc-status'] !== undefined) status = `grpc ${headers['grpc-status']}`;
+    });
+    stream.on('trailers', (trailers) => (status = `grpc ${trailers['grpc-status']}`));
+    stream.on('data', () => undefined);
+    stream.on('error', (e) => (status = `error ${e.message}`));
+    stream.on('close', () => {
+      session.close();
+      resolve({ status });
+    });
+    const prefix = Buffer.alloc(5);
+    prefix[0] = 1; // the message is compressed
+    prefix.writeUInt32BE(compressed.length, 1);
+    stream.end(Buffer.concat([prefix, compressed]));
+  });
+
+const bombs = async (server: ServerProcess) => {
+  const count = Number(args.count ?? 16);
+  const bomb = gzipBomb();
+  await startMeasuring();
+  await resetPeakRss(server.pid);
+  const before = peakRssBytes(server.pid);
+  const started = performance.now();
+  const answers: Array<{ status: number | string }> = await Promise.all(
+    Array.from({ length: count }, () =>
+      mode === 'grpc-bombs'
+        ? grpcPost(server.grpcPort, bomb)
+        : rawPost(server.otlpHttpPort, bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }),
+    ),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const normal = await postExport(`http://127.0.0.1:${server.otlpHttpPort}/v1/traces`, normalBody());
+  const statuses: Record<string, number> = {};
+  for (const a of answers) statuses[String(a.status)] = (statuses[String(a.status)] ?? 0) + 1;
+  await report({
+    bombs: count,
+    bombCompressedKiB: Math.round(bomb.length / 1024),
+    statuses,
+    seconds: Number(seconds.toFixed(2)),
+    rssBeforeMiB: mib(before),
+    peakRssMiB: mib(peakRssBytes(server.pid)),
+    normalExportAfter: normal.kind === 'ok' ? 200 : normal.kind === 'http' ? normal.status : normal.error.message,
+  });
+};
+
+const smallSpans = (total: number): GeneratedSpan[] => {
+  const generator = createSpanGenerator({ textBytes: 16 });
+  const spans: GeneratedSpan[] = [];
+  while (spans.length < total) spans.push(...generator.nextTrace());
+  return spans.slice(0, total);
+};
+
+/** The same request as OTLP/JSON (hex ids, int64 as strings), as the JSON exporters send it. */
+const encodeJsonExportRequest = (spans: readonly GeneratedSpan[], projectName: string): Buffer => {
+  const value = (v: GeneratedSpan['attributes'][number][1]) =>
+    'str' in v
+      ? { stringValue: v.str }
+      : 'int' in v
+        ? { intValue: String(v.int) }
+        : 'float' in v
+          ? { doubleValue: v.float }
+          : { boolValue: v.bool };
+  return Buffer.from(
+    JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'openinference.project.name', value: { stringValue: projectName } }] },
+          scopeSpans: [
+            {
+              spans: spans.map((s) => ({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                ...(s.parentId ? { parentSpanId: s.parentId } : {}),
+                name: s.name,
+                kind: s.kind,
+                startTimeUnixNano: String(s.startNs),
+                endTimeUnixNano: String(s.endNs),
+                attributes: s.attributes.map(([key, v]) => ({ key, value: value(v) })),
+                status: { code: s.status.code, message: s.status.message },
+              })),
+            },
+          ],
+        },
+      ],
+    }),
+  );
+};
+
+const large = async (server: ServerProcess) => {
+  const total = Number(args.spans);
+  const json = args.format === 'json';
+  const body = json ? encodeJsonExportRequest(smallSpans(total), 'hostile-large') : encodeExportRequest(smallSpans(total), 'hostile-large');
+  await startMeasuring();
+  await resetPeakRss(server.pid);
+  const probe = healthProbe(server.url);
+  await new Promise((r) => setTimeout(r, 500));
+  const started = performance.now();
+  const answer = await rawPost(server.otlpHttpPort, body, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
+  const answered = performance.now();
+  // Then until the spans are visible (the projections applying them), or 120 s.
+  let visibleMs: number | null = null;
+  while (performance.now() - answered < 120_000) {
+    const res = await fetch(`${server.url}/v1/projects/hostile-large/spans?limit=1`).catch(() => null);
+    if (res?.ok && ((await res.json()) as { data: unknown[] }).data.length > 0) {
+      visibleMs = performance.now() - answered;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const caughtUp = performance.now();
+  await new Promise((r) => setTimeout(r, 300));
+  await probe.stop();
+  await report({
+    spans: total,
+    format: json ? 'json' : 'protobuf',
+    bodyMiB: Number((body.length / 1024 / 1024).toFixed(1)),
+    status: answer.status,
+    requestMs: Math.round(answer.ms),
+    slowestHealthzDuringRequestMs: Math.round(probe.maxBetween(started, answered)),
+    firstSpanVisibleAfterAnswerMs: visibleMs === null ? null : Math.round(visibleMs),
+    slowestHealthzWhileProjectingMs: Math.round(probe.maxBetween(answered, caughtUp)),
+    peakRssMiB: mib(peakRssBytes(server.pid)),
+  });
+};
+
+const slow = async (server: ServerProcess) => {
+  const count = Number(args.count ?? 9);
+  await startMeasuring();
+  const sockets: net.Socket[] = [];
+  const closed: Array<Promise<number>> = [];
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const socket = net.connect(server.otlpHttpPort, '127.0.0.1');
+    socket.setNoDelay(true);
+    socket.on('error', () => undefined);
+    socket.write(
+      `POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n`,
+    );
+    const timer = setInterval(() => socket.write('\n'), 1000);
+    closed.push(new Promise((resolve) => socket.on('close', () => (clearInterval(timer), resolve(performance.now() - started)))));
+    sockets.push(socket);
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  const normal = await postExport(`http://127.0.0.1:${server.otlpHttpPort}/v1/traces`, normalBody(), 30_000);
+  const result = normal.kind === 'ok' ? 200 : normal.kind === 'http' ? normal.status : normal.error.message;
+  const slowClosedMs = await Promise.race([
+    Promise.all(closed).then((all) => Math.round(Math.max(...all))),
+    new Promise<null>((r) => setTimeout(() => r(null), 150_000)),
+  ]);
+  for (const s of sockets) s.destroy();
+  await report({ slowUploads: count, normalExportWhileSlow: result, slowUploadsClosedAfterMs: slowClosedMs });
+};
+
+/**
+ * In-process, no server: how long a gzip body of 1 MiB takes to inflate through a zlib stream (as
+ * the OTLP receiver does) while N logins' argon2 hashes (production cost) run, with the hasher
+ * as the server wires it (at most MAX_CONCURRENT_PASSWORD_HASHES at once) and without the limit.
+ */
+const hashing = async () => {
+  const count = Number(args.count ?? 40);
+  const body = zlib.gzipSync(encodeExportRequest(smallSpans(2000), 'hashing').subarray(0, 1024 * 1024));
+  const inflate = () =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      const z = zlib.createGunzip();
+      z.on('data', () => undefined);
+      z.on('end', () => resolve(performance.now() - started));
+      z.on('error', reject);
+      z.end(body);
+    });
+  await startMeasuring();
+  const alone = await inflate();
+  for (const limited of [false, true]) {
+    const plain = createPasswordHasher(DEFAULT_PASSWORD_COST);
+    const hasher = limited ? limitPasswordHashing(plain) : plain;
+    const started = performance.now();
+    const logins = Promise.all(Array.from({ length: count }, (_, i) => hasher.hash(`password-${i}`)));
+    await new Promise((r) => setTimeout(r, 20));
+    const duringLogins = await inflate();
+    await logins;
+    await report({
+      logins: count,
+      limitedHashing: limited,
+      gunzipAloneMs: Math.round(alone),
+      gunzipDuringLoginsMs: Math.round(duringLogins),
+      allLoginsMs: Math.round(performance.now() - started),
+    });
+  }
+};
+
+if (mode === 'hashing') await hashing();
+else await withServer(mode === 'bombs' || mode === 'grpc-bombs' ? bombs : mode === 'large' ? large : slow);

@@ -1,0 +1,52 @@
+/**
+ * Idle memory of the embedded server: `node --import tsx ops/bench/idleMemory.ts [-- --settle-seconds N]`.
+ *
+ *   --settle-seconds N   wait this long after start before measuring (default 10)
+ *   --node-flag FLAG     extra node/V8 flag for the server (repeatable), e.g. --liftoff-only
+ *
+ * Starts `loupe serve` on a fresh embedded PGlite working dir (as an operator would), lets it
+ * settle, and prints its resident memory (VmRSS from /proc) and, from its own /metrics, how much of
+ * that is the JavaScript heap and how much is memory outside it (PGlite's WebAssembly memory is an
+ * ArrayBuffer, counted there). Extra SERVICE_* variables pass through from the environment.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startServerProcess } from './serverProcess.ts';
+
+const { values: args } = parseArgs({
+  options: { 'settle-seconds': { type: 'string', default: '10' }, 'node-flag': { type: 'string', multiple: true, default: [] } },
+});
+
+const statusKb = (pid: number, field: string): number => {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) : Number.NaN;
+};
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+const workingDir = await mkdtemp(join(tmpdir(), 'loupe-idle-'));
+const passThrough = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([k]) => (k.startsWith('SERVICE_') && k !== 'SERVICE_SQL_DATABASE_URL') || k === 'NODE_OPTIONS' || k.startsWith('MALLOC_'),
+  ),
+) as Record<string, string>;
+const server = await startServerProcess({ env: { ...passThrough, SERVICE_WORKING_DIR: workingDir }, nodeFlags: args['node-flag'] });
+try {
+  await new Promise((r) => setTimeout(r, Number(args['settle-seconds']) * 1000));
+  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+  const rssKb = statusKb(server.pid, 'VmRSS');
+  const result = {
+    rss: mb(rssKb * 1024),
+    peakRss: mb(statusKb(server.pid, 'VmHWM') * 1024),
+    heapUsed: mb(metric('nodejs_heap_size_used_bytes')),
+    heapTotal: mb(metric('nodejs_heap_size_total_bytes')),
+    external: mb(metric('nodejs_external_memory_bytes')),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} finally {
+  await server.stop();
+  await rm(workingDir, { recursive: true, force: true });
+}

@@ -1,0 +1,74 @@
+import { sql, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
+import { storableAnnotation } from '../../domain/annotations/annotationRecord.ts';
+import type { AnnotationsRecorded } from '../../domain/annotations/events.ts';
+import type { StoredEvent } from '../../domain/eventstore/types.ts';
+import { annotationKey } from './annotationKey.ts';
+
+const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::jsonb`;
+
+/** The user an actor stands for: a user itself, a user key's owner; nobody for the system or auth off. */
+const authorOf = async (tx: DatabaseTransactionConnection, actor: string): Promise<string | null> => {
+  if (actor.startsWith('user:')) return actor.slice('user:'.length);
+  if (actor.startsWith('apikey:')) {
+    return tx.maybeOneFirst(
+      sql.type(
+        z.object({ user_id: z.string().nullable() }),
+      )`SELECT user_id FROM annotation_key_owners WHERE key_id = ${actor.slice('apikey:'.length)}`,
+    );
+  }
+  return null;
+};
+
+/**
+ * One request's annotations in one statement: new keys get the next row ids (handed out per
+ * event in request order, so a replay hands out the same ones), existing keys are overwritten
+ * in every field but their id and creation time — nulls too, as the reference does. Within one
+ * event the last annotation of a key wins.
+ */
+export const applyAnnotationsRecorded = async (tx: DatabaseTransactionConnection, event: StoredEvent): Promise<void> => {
+  const data = event.data as Partial<AnnotationsRecorded['data']> | null;
+  const raw = Array.isArray(data?.annotations) ? data.annotations : [];
+  const source = data?.source === 'APP' ? 'APP' : 'API';
+  const byKey = new Map<string, ReturnType<typeof storableAnnotation> & object>();
+  for (const item of raw) {
+    const a = storableAnnotation(item);
+    if (a === null) continue;
+    const key = annotationKey(a);
+    byKey.delete(key); // re-inserted last: the last occurrence wins and keeps its request order
+    byKey.set(key, a);
+  }
+  if (byKey.size === 0) return;
+  const actor = typeof event.metadata.actor === 'string' ? event.metadata.actor : 'unknown';
+  const userId = await authorOf(tx, actor);
+  const first = await tx.oneFirst(sql.type(z.object({ last: z.bigint() }))`
+    UPDATE annotation_ids SET last = last + ${byKey.size} WHERE kind = 'annotation' RETURNING last - ${byKey.size} AS last`);
+  let next = Number(first);
+  const rows = [...byKey].map(([key, a]) => ({
+    id: ++next,
+    key,
+    target: a.target,
+    target_id: a.targetId,
+    document_position: a.documentPosition,
+    name: a.name,
+    identifier: a.identifier,
+    annotator_kind: a.annotatorKind,
+    label: a.label,
+    score: a.score,
+    explanation: a.explanation,
+    metadata: a.metadata,
+  }));
+  const at = event.metadata.time;
+  await tx.query(sql.unsafe`
+    INSERT INTO annotations (id, key, target, target_id, document_position, name, identifier, annotator_kind, label, score,
+      explanation, metadata, source, actor, user_id, created_at, updated_at)
+    SELECT x.id, x.key, x.target, x.target_id, x.document_position, x.name, x.identifier, x.annotator_kind, x.label, x.score,
+      x.explanation, coalesce(x.metadata, '{}'::jsonb), ${source}, ${actor}, ${userId}, ${at}, ${at}
+    FROM jsonb_to_recordset(${json(rows)}) AS x(id bigint, key text, target text, target_id text, document_position integer,
+      name text, identifier text, annotator_kind text, label text, score double precision, explanation text, metadata jsonb)
+    ORDER BY x.id
+    ON CONFLICT (key) DO UPDATE SET
+      annotator_kind = excluded.annotator_kind, label = excluded.label, score = excluded.score,
+      explanation = excluded.explanation, metadata = excluded.metadata, source = excluded.source,
+      actor = excluded.actor, user_id = excluded.user_id, updated_at = excluded.updated_at`);
+};

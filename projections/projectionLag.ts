@@ -1,0 +1,132 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import type { Position } from '../domain/eventstore/types.ts';
+import { comparePosition, positionToString } from '../domain/eventstore/types.ts';
+import type { ProjectionRunner } from './projectionRunner.ts';
+
+/** How far one read model trails the log. */
+export type ProjectionLag = {
+  readonly name: string;
+  /** Committed events after its checkpoint (counted up to LAG_COUNT_LIMIT, then that limit). */
+  readonly events: number;
+  /** Age of the oldest event it has not applied yet: how long users have not seen it. 0 when caught up. */
+  readonly seconds: number;
+  /**
+   * Seconds it will take to apply the pending events at the rate this read model applied events
+   * while it was busy (0 until that rate is known): the delay an event accepted now would see.
+   */
+  readonly drainSeconds: number;
+  readonly stopped: boolean;
+};
+
+/**
+ * Counting is an index scan; past this many events the exact number does not change any decision
+ * and would cost a scan of millions of index entries per sample.
+ */
+export const LAG_COUNT_LIMIT = 1_000_000;
+
+const lagRow = z.object({ n: z.number(), oldest: z.number().nullable() });
+
+/** Events after `position` (bounded count) and the age in seconds of the first of them. */
+export const lagAfter = async (db: CommonQueryMethods, position: Position): Promise<{ events: number; seconds: number }> => {
+  const after = sql.fragment`(transaction_id, global_position) > (${position.tx.toString()}::xid8, ${position.seq.toString()}::bigint)`;
+  const row = await db.one(sql.type(lagRow)`
+    SELECT
+      (SELECT count(*)::int FROM (SELECT 1 FROM events WHERE ${after} LIMIT ${LAG_COUNT_LIMIT}) pending) AS n,
+      (SELECT extract(epoch FROM clock_timestamp() - recorded_at)::float8 FROM events WHERE ${after}
+        ORDER BY transaction_id, global_position LIMIT 1) AS oldest`);
+  return { events: row.n, seconds: row.n === 0 ? 0 : Math.max(0, row.oldest ?? 0) };
+};
+
+/** Pending events from which a read model counts as busy for measuring its rate. */
+const BUSY_BACKLOG = 10;
+const RATE_WINDOW_MS = 5000;
+
+/** Events after `from` up to and including `to`: what a read model applied between two samples. */
+const appliedBetween = async (db: CommonQueryMethods, from: Position, to: Position): Promise<number> =>
+  comparePosition(to, from) <= 0
+    ? 0
+    : db.oneFirst(sql.type(z.object({ n: z.number() }))`
+        SELECT count(*)::int AS n FROM events
+        WHERE (transaction_id, global_position) > (${from.tx.toString()}::xid8, ${from.seq.toString()}::bigint)
+          AND (transaction_id, global_position) <= (${to.tx.toString()}::xid8, ${to.seq.toString()}::bigint)`);
+
+export type LagMonitor = {
+  /** The latest sample (empty before the first); never waits for the database. */
+  current(): readonly ProjectionLag[];
+  /**
+   * Largest lag in seconds among running read models (stopped ones are excluded: see lagGate):
+   * the age of the oldest pending event, or the time to apply the backlog if that is longer. The
+   * age alone reacts too late: when it reaches the bound, the events accepted meanwhile still take
+   * the projection longer than the bound to apply (measured: bound 30 s, age peaked at 88 s).
+   */
+  runningLagSeconds(): number;
+  /** Takes a sample now (tests, and the first sample at start). */
+  sample(): Promise<readonly ProjectionLag[]>;
+  stop(): void;
+};
+
+/**
+ * Samples each read model's lag in this process every `intervalMs`, so that /metrics, /readyz
+ * and the ingest gate read a number instead of querying the log on every request. Read models at
+ * the same checkpoint (the usual case: they advance together) share one query.
+ */
+export const createLagMonitor = (options: {
+  readonly db: CommonQueryMethods;
+  readonly runner: Pick<ProjectionRunner, 'projections'>;
+  readonly intervalMs?: number;
+  readonly onError?: (error: unknown) => void;
+}): LagMonitor => {
+  let latest: readonly ProjectionLag[] = [];
+  let sampling: Promise<readonly ProjectionLag[]> | null = null;
+  /** Per read model: where it was at the last sample, its backlog then, and its rate (events/s) while busy. */
+  const seen = new Map<string, { position: Position; at: number; pending: number; rate: number | null }>();
+  const sampleOnce = async () => {
+    const states = options.runner.projections();
+    const byPosition = new Map<string, Promise<{ events: number; seconds: number }>>();
+    const lags: ProjectionLag[] = [];
+    for (const state of states) {
+      const key = positionToString(state.position);
+      if (!byPosition.has(key)) byPosition.set(key, lagAfter(options.db, state.position));
+      const lag = await byPosition.get(key)!;
+      const now = Date.now();
+      const before = seen.get(state.name);
+      let rate = before?.rate ?? null;
+      // Rates over windows of a few seconds: per one-second sample, a pause of the runner (a large
+      // batch committing, a lock) reads as a collapse of its rate and would close ingest for nothing.
+      if (before && now - before.at < RATE_WINDOW_MS) {
+        const drainSeconds = rate && rate > 0 ? lag.events / rate : 0;
+        lags.push({ name: state.name, ...lag, drainSeconds, stopped: state.stop !== null });
+        continue;
+      }
+      // Only a read model with a real backlog at both samples was busy the whole interval and shows
+      // what it can apply; one that keeps up idles between events and would look slow.
+      if (before && before.pending >= BUSY_BACKLOG && lag.events >= BUSY_BACKLOG && now > before.at) {
+        const applied = await appliedBetween(options.db, before.position, state.position);
+        const measured = applied / ((now - before.at) / 1000);
+        rate = rate === null ? measured : 0.5 * rate + 0.5 * measured;
+      }
+      seen.set(state.name, { position: state.position, at: now, pending: lag.events, rate });
+      const drainSeconds = rate && rate > 0 ? lag.events / rate : 0;
+      lags.push({ name: state.name, ...lag, drainSeconds, stopped: state.stop !== null });
+    }
+    latest = lags;
+    return lags;
+  };
+  const sample = () => {
+    sampling ??= sampleOnce().finally(() => {
+      sampling = null;
+    });
+    return sampling;
+  };
+  const timer = setInterval(() => {
+    sample().catch((error: unknown) => options.onError?.(error));
+  }, options.intervalMs ?? 1000);
+  timer.unref();
+  return {
+    current: () => latest,
+    runningLagSeconds: () => latest.reduce((max, l) => (l.stopped ? max : Math.max(max, l.seconds, l.drainSeconds)), 0),
+    sample,
+    stop: () => clearInterval(timer),
+  };
+};

@@ -1,0 +1,211 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { seed } from '../support/restClient.ts';
+import { attrs, nanos, newTraceId, spanRecord } from '../support/spanFixtures.ts';
+import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.ts';
+import { unexpectedProblems } from './support/flows.ts';
+import { screenshot } from './support/screenshots.ts';
+import { startUiServer, type UiServer } from './support/uiServer.ts';
+
+/**
+ * The UI with authentication off, served under a sub-path (SERVICE_HOST_ROOT_PATH=/loupe): how the
+ * server serves the page (deep links, CSP, caching, the API untouched), and the projects page with
+ * summaries over a time range, create, edit and delete.
+ */
+
+type Ctx = { server: UiServer; browser: Browser };
+const test = suite<Ctx>('UI, auth off, under /loupe', {} as Ctx);
+
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+/** A root LLM span with tokens, `startedAgo` ms before now, lasting `ms`. */
+const llmTrace = (startedAgo: number, ms: number, status: 'OK' | 'ERROR' = 'OK') => {
+  const start = ago(startedAgo);
+  return spanRecord({
+    traceId: newTraceId(),
+    name: 'ChatCompletion',
+    spanKind: 'LLM',
+    status: { code: status, message: '' },
+    startTimeUnixNano: nanos(start),
+    endTimeUnixNano: nanos(start, BigInt(ms) * 1_000_000n),
+    attributes: attrs({
+      'openinference.span.kind': 'LLM',
+      'llm.token_count.prompt': 120,
+      'llm.token_count.completion': 80,
+      'llm.token_count.total': 200,
+    }),
+  });
+};
+
+test.before(async (ctx) => {
+  ctx.server = await startUiServer({ auth: false, env: { SERVICE_HOST_ROOT_PATH: '/loupe' } });
+  ctx.browser = await launchBrowser();
+  const hour = 3600_000;
+  await seed(ctx.server, 'chatbot', [llmTrace(hour, 850), llmTrace(2 * hour, 1250, 'ERROR'), llmTrace(3 * 24 * hour, 400)]);
+  await seed(ctx.server, 'rag-search', [
+    llmTrace(5 * 60_000, 2300),
+    llmTrace(20 * 60_000, 1900),
+    llmTrace(26 * hour, 3100),
+    llmTrace(30 * hour, 2700),
+  ]);
+  const describe = (name: string, description: string, start: string, end: string) =>
+    fetch(ctx.server.href(`/v1/projects/${name}`), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ description, gradient_start_color: start, gradient_end_color: end }),
+    });
+  await describe('chatbot', 'Customer support assistant (GPT-4o)', '#8b6dff', '#2fb6d6');
+  await describe('rag-search', 'Retrieval over the product docs', '#f6d365', '#fda085');
+});
+
+test.after.each(() => screenshotLeftOpen('open'));
+
+test.after(async (ctx) => {
+  await ctx.browser?.close();
+  await ctx.server?.close();
+});
+
+test('the server answers app paths with the page, under the root path, and leaves the API alone', async ({ server }) => {
+  // Given any page of the app, opened directly (a reload or a pasted link)
+  for (const path of [
+    '/',
+    '/projects',
+    '/projects/UHJvamVjdDox/traces?range=7d',
+    '/settings/secrets',
+    '/login',
+    '/reset-password-with-token?token=x',
+  ]) {
+    const page = await fetch(server.href(path));
+    assert.is(page.status, 200, path);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/, path);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/, `${path}: only the app's own scripts`);
+    const html = await page.text();
+    assert.match(html, /<script type="module" crossorigin src="\/loupe\/assets\/index-[\w-]+\.js">/, `${path}: assets under the root path`);
+    assert.not.match(html, /<script>|<script [^>]*>[^<]/, `${path}: no inline script`);
+    const config = /name="loupe-config" content="([^"]*)"/.exec(html)?.[1] ?? '';
+    assert.is(JSON.parse(config.replace(/&quot;/g, '"').replace(/&amp;/g, '&')).rootPath, '/loupe');
+  }
+  // The API keeps its own answers
+  const missing = await fetch(server.href('/v1/no-such-route'));
+  assert.is(missing.status, 404);
+  assert.is(((await missing.json()) as { code: string }).code, 'route_not_found');
+  assert.is((await fetch(server.href('/healthz'))).status, 200);
+  assert.is((await fetch(server.href('/v1/projects'))).headers.get('content-type')?.startsWith('application/json'), true);
+  // Outside the root path nothing is served
+  assert.is((await fetch(server.href('/projects').replace('/loupe', ''))).status, 404);
+
+  // Hashed assets are cached for good and sent compressed; nothing outside the build is reachable
+  const html = await (await fetch(server.href('/'))).text();
+  const script = /src="(\/loupe\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+  const asset = await fetch(server.href(script.replace('/loupe', '')), { headers: { 'accept-encoding': 'gzip' } });
+  assert.is(asset.status, 200);
+  assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
+  assert.match(asset.headers.get('content-type') ?? '', /javascript/);
+  assert.is((await fetch(server.href('/assets/..%2f..%2fpackage.json'))).status, 404);
+  assert.is((await fetch(server.href('/assets/../../package.json'))).status, 404);
+  assert.is((await fetch(server.href('/assets/nope.js'))).status, 404);
+});
+
+test('the projects page shows each project with its summary over the chosen time range', async ({ server, browser }) => {
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(server.href('/'));
+  await page.waitForURL(/\/loupe\/projects/);
+  const chatbot = page.locator('[data-testid=project-card][data-project-name=chatbot]');
+  await chatbot.waitFor();
+  assert.ok(await page.locator('[data-testid=project-card][data-project-name=default]').isVisible(), 'the default project is listed');
+  // Last 7 days by default: all three traces
+  await chatbot.getByTestId('trace-count').getByText('3', { exact: true }).waitFor();
+  assert.match((await chatbot.textContent()) ?? '', /33%/);
+  await screenshot(page, 'projects');
+
+  // A narrower preset counts fewer, and the choice is in the URL (a reload keeps it)
+  await page.getByLabel('Time range').selectOption('24h');
+  await chatbot.getByTestId('trace-count').getByText('2', { exact: true }).waitFor();
+  assert.match(page.url(), /range=24h/);
+  await page.reload();
+  await chatbot.getByTestId('trace-count').getByText('2', { exact: true }).waitFor();
+
+  // A custom range: the day of the oldest trace only
+  await page.getByLabel('Time range').selectOption('custom');
+  const local = (ms: number) => {
+    const d = new Date(Date.now() - ms);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  };
+  await page.getByLabel('From').fill(local(4 * 24 * 3600_000));
+  await page.getByLabel('To').fill(local(2 * 24 * 3600_000));
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await chatbot.getByTestId('trace-count').getByText('1', { exact: true }).waitFor();
+  assert.match(page.url(), /range=custom/);
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test('projects are created, edited (description and colour) and deleted from the page', async ({ server, browser }) => {
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(server.href('/projects'));
+  await page.getByRole('button', { name: 'New project' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name').fill('support-bot');
+  await dialog.getByLabel('Description').fill('Answers support tickets');
+  await dialog.getByRole('button', { name: 'Gradient #ff9a8b to #ff6a88' }).click();
+  await screenshot(page, 'project-create');
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  const card = page.locator('[data-testid=project-card][data-project-name=support-bot]');
+  await card.getByText('Answers support tickets').waitFor();
+
+  // A name already taken is refused with the server's message
+  await page.getByRole('button', { name: 'New project' }).click();
+  await dialog.getByLabel('Name').fill('support-bot');
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await dialog.getByRole('alert').waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+  await card.getByRole('button', { name: 'Edit support-bot' }).click();
+  await dialog.getByLabel('Description').fill('Answers tickets, politely');
+  await dialog.getByRole('button', { name: 'Gradient #43e97b to #38f9d7' }).click();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await card.getByText('Answers tickets, politely').waitFor();
+  const stored = (await (
+    await fetch(server.href('/graphql'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ getProjectByName(name: "support-bot") { gradientStartColor gradientEndColor } }' }),
+    })
+  ).json()) as { data: { getProjectByName: unknown } };
+  assert.equal(stored.data.getProjectByName, { gradientStartColor: '#43e97b', gradientEndColor: '#38f9d7' });
+
+  await card.getByRole('button', { name: 'Delete support-bot' }).click();
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await card.waitFor({ state: 'detached' });
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test('with auth off, settings hold the secrets only, and a deep link survives a reload', async ({ server, browser }) => {
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(server.href('/settings'));
+  await page.getByRole('heading', { name: 'Secrets' }).waitFor();
+  assert.is(await page.getByRole('link', { name: 'Users' }).count(), 0);
+  assert.is(await page.getByRole('link', { name: 'API keys' }).count(), 0);
+  await page.getByRole('button', { name: 'Add secret' }).click();
+  await page.getByRole('dialog').getByLabel('Key').fill('ANTHROPIC_API_KEY');
+  await page.getByRole('dialog').getByLabel('Value', { exact: true }).fill('sk-ant-123');
+  await page.getByRole('dialog').getByRole('button', { name: 'Save secret' }).click();
+  const row = page.locator('[data-testid=secret-row][data-key=ANTHROPIC_API_KEY]');
+  await row.waitFor();
+  assert.not.ok((await page.content()).includes('sk-ant-123'));
+  await page.reload();
+  await row.waitFor();
+  assert.match(page.url(), /\/loupe\/settings$/);
+
+  // An unknown app path shows the app's not-found page
+  await page.goto(server.href('/projects/x/y/z'));
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test.run();

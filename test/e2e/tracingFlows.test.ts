@@ -1,0 +1,315 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { launchBrowser, openPage } from './support/browser.ts';
+import { unexpectedProblems } from './support/flows.ts';
+import { screenshot } from './support/screenshots.ts';
+import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { chatTurn, exportSpans, hostileTrace, type OtlpSpan } from './tracingFixtures.ts';
+
+// Functions passed to page.evaluate/waitForFunction run in the browser; the project's types have no DOM.
+declare const document: any;
+declare const window: any;
+
+/** What a person reads in an element (trimmed). */
+const text = async (locator: Locator): Promise<string> => ((await locator.textContent()) ?? '').trim();
+/**
+ * The tracing pages in a real browser, on traces sent over OTLP/JSON: a project's traces, a
+ * trace's span tree and a span's content, filters and paging, sessions, the /redirects links,
+ * and span content that tries to run script.
+ */
+
+type Ctx = { server: UiServer; browser: Browser; turns: OtlpSpan[][]; hostile: OtlpSpan[] };
+const test = suite<Ctx>('tracing pages', {} as Ctx);
+
+const TURNS = 60;
+const isError = (i: number) => i % 7 === 0;
+const sessionOf = (i: number) => (i < 6 ? 'sess-alpha' : i < 10 ? 'sess-beta' : undefined);
+
+test.before(async (ctx) => {
+  ctx.server = await startUiServer({ auth: false });
+  ctx.browser = await launchBrowser();
+  const now = Date.now();
+  ctx.turns = Array.from({ length: TURNS }, (_, i) =>
+    chatTurn({ startMs: now - (i + 1) * 20 * 60_000, index: i, sessionId: sessionOf(i), error: isError(i) }),
+  );
+  // A span id that reads as a number ("1e99"): links and the URL must keep it as text
+  ctx.turns[3]![2]!.spanId = '0000000000001e99';
+  await exportSpans(ctx.server, 'support-bot', ctx.turns.flat());
+  ctx.hostile = hostileTrace(now - 60_000);
+  await exportSpans(ctx.server, 'sandbox', ctx.hostile);
+});
+
+test.after(async (ctx) => {
+  await ctx.browser?.close();
+  await ctx.server?.close();
+});
+
+const projectId = async (server: UiServer, name: string): Promise<string> => {
+  const response = await fetch(server.href('/graphql'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'query($n: String!) { getProjectByName(name: $n) { id } }', variables: { n: name } }),
+  });
+  return ((await response.json()) as { data: { getProjectByName: { id: string } } }).data.getProjectByName.id;
+};
+
+const traceRows = (page: Page) => page.getByTestId('trace-row');
+const waitForRows = async (page: Page, expected: number) => {
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('[data-testid="trace-row"]').length === n && !document.querySelector('.table-card.loading'),
+    expected,
+  );
+};
+
+test('projects → traces → a trace → its spans: tree, input and output by type, LLM chat, documents, tool call, exception', async ({
+  server,
+  browser,
+}) => {
+  const { page, problems } = await openPage(browser);
+  // Given the projects page
+  await page.goto(server.href('/projects'));
+  // When the project is opened
+  await page.getByRole('link', { name: 'support-bot' }).click();
+  // Then its traces are listed, newest first, a page of 50, with name, previews, tokens and span counts
+  await page.getByTestId('traces-table').waitFor();
+  await waitForRows(page, 50);
+  const first = traceRows(page).first();
+  assert.match(await text(first), /rag_query/);
+  assert.match(await text(first), /How do I reset my password\? \(#0\)/, 'the input preview');
+  assert.is(await text(first.locator('td').nth(7)), '4', 'span count');
+  assert.is(await first.locator('[data-status]').getAttribute('data-status'), 'ERROR', 'turn 0 failed');
+  await screenshot(page, 'tracing-traces');
+
+  // When the second (successful) trace is opened
+  await traceRows(page).nth(1).getByRole('link').click();
+  await page.waitForURL(/\/traces\/[0-9a-f]{32}\?span=[0-9a-f]{16}/);
+  // Then the tree shows the four spans with the root selected, its JSON input as a tree and its markdown output rendered
+  await page.getByTestId('span-tree').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="span-tree"] [role="treeitem"]').length === 4);
+  assert.is(await text(page.getByTestId('span-name')), 'rag_query');
+  const input = page.getByTestId('io-input');
+  assert.match(await text(input), /question/);
+  assert.match(await text(input), /What is the refund policy for annual plans\? \(#1\)/);
+  assert.is(await text(page.getByTestId('io-output').locator('strong').first()), 'Sure.', 'markdown rendered');
+
+  // When the LLM span is selected
+  await page.locator('[role="treeitem"]', { hasText: 'ChatCompletion' }).click();
+  await page.getByTestId('span-name').getByText('ChatCompletion').waitFor();
+  // Then its messages show as a chat, with the tool call it asked for
+  await page.getByTestId('chat-message').first().waitFor();
+  const roles = await page.getByTestId('chat-message').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')));
+  assert.equal(roles, ['system', 'user', 'assistant']);
+  assert.match(await text(page.getByTestId('tool-call')), /lookup_account\(\)/);
+  assert.match(await text(page.getByTestId('tool-call')), /user_id/);
+  await screenshot(page, 'tracing-trace-detail');
+
+  // When the retriever span is selected, its documents show with their scores
+  await page.locator('[role="treeitem"]', { hasText: 'retrieve_docs' }).click();
+  await page.getByTestId('document').first().waitFor();
+  assert.is(await page.getByTestId('document').count(), 2);
+  assert.match(await text(page.getByTestId('document').first()), /score 0\.920/);
+
+  // And the attributes tab shows the attribute tree
+  await page.getByRole('button', { name: 'Attributes' }).click();
+  assert.match(await text(page.getByTestId('attributes')), /retrieval/);
+
+  // When the failed trace is opened and its LLM span selected, the exception shows with its stack trace
+  await page.goBack();
+  await waitForRows(page, 50);
+  await traceRows(page).first().getByRole('link').click();
+  await page.locator('[role="treeitem"]', { hasText: 'ChatCompletion' }).click();
+  await page.getByTestId('span-name').getByText('ChatCompletion').waitFor();
+  await page.getByRole('button', { name: /Events/ }).click();
+  const exception = page.getByTestId('exception');
+  assert.match(await text(exception), /RateLimitError/);
+  assert.match(await text(exception), /File "app\.py", line 42/);
+  await screenshot(page, 'tracing-exception');
+  assert.equal(unexpectedProblems(problems), []);
+  await page.context().close();
+});
+
+test('filters, sort and cursor paging on the Traces and Spans tabs', async ({ server, browser }) => {
+  const { page, problems } = await openPage(browser);
+  const id = await projectId(server, 'support-bot');
+  await page.goto(server.href(`/projects/${id}/traces`));
+  await waitForRows(page, 50);
+
+  // When paging forward, the last 10 traces show; back, the first 50 again
+  await page.getByRole('button', { name: 'Next' }).click();
+  await waitForRows(page, 10);
+  assert.match(await text(traceRows(page).last()), /\(#59\)/);
+  await page.getByRole('button', { name: 'Previous' }).click();
+  await waitForRows(page, 50);
+
+  // When sorting by latency (longest first), the slowest turn leads
+  await page.getByRole('button', { name: /^Latency/ }).click();
+  await page.waitForURL(/sort=latencyMs/);
+  await page.waitForFunction(() => /\(#59\)/.test(document.querySelector('[data-testid="trace-row"]')?.textContent ?? ''));
+
+  // When filtering on status ERROR, only the failed turns remain (the filter lands in the URL)
+  await page.getByRole('button', { name: 'error', exact: true }).click();
+  await page.waitForURL(/status=ERROR/);
+  const errors = Array.from({ length: TURNS }, (_, i) => i).filter(isError).length;
+  await waitForRows(page, errors);
+  const statuses = await page
+    .locator('[data-testid="trace-row"] [data-status]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-status')));
+  assert.ok(
+    statuses.every((s) => s === 'ERROR'),
+    statuses.join(),
+  );
+  await screenshot(page, 'tracing-traces-filtered');
+
+  // And an attribute filter narrows to one session's turns; a reload keeps the filters
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await waitForRows(page, 50);
+  await page.getByLabel('Attribute filter').fill('session.id=sess-alpha');
+  await page.getByLabel('Attribute filter').press('Enter');
+  await waitForRows(page, 6);
+  await page.reload();
+  await waitForRows(page, 6);
+  assert.is(await page.getByLabel('Attribute filter').inputValue(), 'session.id=sess-alpha');
+
+  // And a malformed attribute filter is explained, not sent
+  await page.getByLabel('Attribute filter').fill('no equals sign');
+  await page.getByLabel('Attribute filter').press('Enter');
+  assert.match(await text(page.getByRole('alert')), /key=value/);
+
+  // On the Spans tab, a kind filter and a name filter keep only matching spans
+  await page.getByRole('link', { name: 'Spans', exact: true }).click();
+  await page.waitForURL(/\/spans/);
+  await page.getByTestId('spans-table').waitFor();
+  await page.locator('details.kinds summary').click();
+  await page.getByLabel('tool', { exact: true }).check();
+  await page.waitForURL(/kind=tool/);
+  await page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll('[data-testid="span-row"]')];
+    return rows.length === 50 && rows.every((r) => r.textContent?.includes('lookup_account'));
+  });
+  await screenshot(page, 'tracing-spans');
+  await page.getByLabel('Span name').fill('retrieve_docs');
+  await page.getByLabel('Span name').press('Enter');
+  await page.waitForURL(/name=retrieve_docs/);
+  await page.waitForSelector('text=No span matches these filters');
+  assert.equal(unexpectedProblems(problems), []);
+  await page.context().close();
+});
+
+test('sessions: the list, a session as a conversation, each turn linked to its trace', async ({ server, browser, turns }) => {
+  const { page, problems } = await openPage(browser);
+  const id = await projectId(server, 'support-bot');
+  await page.goto(server.href(`/projects/${id}/sessions`));
+  await page.getByTestId('sessions-table').waitFor();
+  const rows = page.getByTestId('session-row');
+  assert.is(await rows.count(), 2);
+  const alpha = rows.filter({ hasText: 'sess-alpha' });
+  // The session's first input is its oldest turn's (turn #5), its last output the newest's
+  assert.match(await text(alpha), /What is the refund policy for annual plans\? \(#5\)/, 'first input');
+  assert.is((await text(alpha.locator('td').nth(4))).trim(), '6', 'turns');
+  await screenshot(page, 'tracing-sessions');
+
+  await alpha.getByRole('link').click();
+  await page.getByTestId('session-turns').waitFor();
+  assert.is(await page.getByTestId('session-turn').count(), 6);
+  assert.is(await text(page.getByTestId('session-id')), 'sess-alpha');
+  await screenshot(page, 'tracing-session-detail');
+
+  // The oldest turn comes first; its link opens its trace
+  await page.getByTestId('turn-trace-link').first().click();
+  await page.waitForURL(new RegExp(`/traces/${turns[5]![0]!.traceId}`));
+  await page.getByTestId('span-tree').waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await page.context().close();
+});
+
+test('the /redirects links land on the project, trace, span and session pages', async ({ server, browser, turns }) => {
+  const { page } = await openPage(browser);
+  const id = await projectId(server, 'support-bot');
+  const turn = turns[3]!;
+
+  await page.goto(server.href('/redirects/projects/support-bot'));
+  await page.waitForURL(new RegExp(`/projects/${id}/traces$`));
+  await page.getByTestId('traces-table').waitFor();
+
+  await page.goto(server.href(`/redirects/traces/${turn[0]!.traceId}`));
+  await page.waitForURL(new RegExp(`/projects/${id}/traces/${turn[0]!.traceId}$`));
+  await page.getByTestId('span-tree').waitFor();
+
+  await page.goto(server.href(`/redirects/spans/${turn[2]!.spanId}`));
+  await page.waitForURL(new RegExp(`/projects/${id}/traces/${turn[0]!.traceId}\\?span=${turn[2]!.spanId}$`));
+  await page.getByTestId('span-name').getByText('ChatCompletion').waitFor();
+
+  await page.goto(server.href('/redirects/sessions/sess-beta'));
+  await page.waitForURL(new RegExp(`/projects/${id}/sessions/[^/]+$`));
+  assert.is(await text(page.getByTestId('session-id')), 'sess-beta');
+
+  await page.goto(server.href(`/redirects/traces/${'0'.repeat(32)}`));
+  await page.getByText(`No trace ${'0'.repeat(32)} was found.`).waitFor();
+  await page.context().close();
+});
+
+test('span content that carries <img onerror>, <script> and javascript: links runs no script', async ({ server, browser, hostile }) => {
+  const { page, problems } = await openPage(browser);
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  const id = await projectId(server, 'sandbox');
+  await page.goto(server.href(`/projects/${id}/traces`));
+  await waitForRows(page, 1);
+  await traceRows(page).first().getByRole('link').click();
+  await page.waitForURL(new RegExp(`/traces/${hostile[0]!.traceId}`));
+  await page.getByTestId('span-details').waitFor();
+  // The content is there, as text and as sanitised markdown ...
+  await page.getByTestId('io-input').getByText('Totally normal output').waitFor();
+  await page.getByTestId('chat-message').first().waitFor();
+  await page.getByTestId('document').first().waitFor();
+  // ... and raw, and in the attributes tree
+  await page.getByTestId('io-output').getByRole('button', { name: 'Raw' }).click();
+  await page
+    .getByTestId('io-output')
+    .getByText(/onerror/)
+    .first()
+    .waitFor();
+  await page.getByRole('button', { name: 'Attributes' }).click();
+  await page.getByTestId('attributes').waitFor();
+  await page.getByRole('button', { name: 'Info' }).click();
+  await page.getByTestId('io-input').waitFor();
+  await page.waitForTimeout(500);
+
+  const dom = await page.evaluate(() => ({
+    pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
+    handlers: document.querySelectorAll('[onerror],[onload],[onclick]').length,
+    scriptLinks: [...document.querySelectorAll('a[href]')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') ?? '')).length,
+    scriptImages: [...document.querySelectorAll('img')].filter((i) => !/^(https:|data:image\/)/i.test(i.getAttribute('src') ?? 'https:'))
+      .length,
+    inlineScripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
+    neutralisedLinks: [...document.querySelectorAll('[data-testid="io-input"] a')].map((a) => ({
+      text: a.textContent,
+      href: a.getAttribute('href'),
+    })),
+  }));
+  await screenshot(page, 'tracing-hostile-span');
+  assert.is(dom.pwned, null, 'no injected script ran');
+  assert.equal(dialogs, [], 'no alert opened');
+  assert.is(dom.handlers, 0, 'no inline event handler in the DOM');
+  assert.is(dom.scriptLinks, 0, 'no javascript: link');
+  assert.is(dom.scriptImages, 0, 'images only from https: or data:image URLs');
+  assert.is(dom.inlineScripts, 0, 'no inline script element');
+  assert.ok(
+    dom.neutralisedLinks.some((l) => l.text === 'click me' && l.href === null),
+    JSON.stringify(dom.neutralisedLinks),
+  );
+
+  // And the trace can be deleted: after confirming, the project's list no longer has it
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await page.waitForURL(new RegExp(`/projects/${id}/traces$`));
+  await page.getByText('No traces in this time range').waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await page.context().close();
+});
+
+test.run();

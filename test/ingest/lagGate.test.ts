@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { rawTraceService } from '../../ingest/grpcServer.ts';
+import { createIngestBudget } from '../../ingest/ingestBudget.ts';
+import { gateBudgetOnLag } from '../../ingest/lagGate.ts';
+import { startTestServer, type TestServer } from '../support/testServer.ts';
+import { otlpTypesForTests as otlp } from './sampleSpans.ts';
+
+const test = suite('ingest refused while the projections trail by more than the configured lag');
+
+const oneSpanJson = () => {
+  const start = BigInt(Date.now()) * 1_000_000n;
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'lag-test' } }] },
+        scopeSpans: [
+          {
+            scope: {},
+            spans: [
+              {
+                traceId: randomBytes(16).toString('hex'),
+                spanId: randomBytes(8).toString('hex'),
+                name: 'held back',
+                kind: 1,
+                startTimeUnixNano: start.toString(),
+                endTimeUnixNano: (start + 1_000_000n).toString(),
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+};
+
+const postSpan = (server: TestServer) =>
+  fetch(server.otlpHttpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: oneSpanJson() });
+
+const RawClient = grpc.makeGenericClientConstructor(rawTraceService, 'TraceService');
+const grpcExport = (server: TestServer) =>
+  new Promise<grpc.ServiceError | null>((resolve) => {
+    const body = otlp.request
+      .encode(
+        otlp.request.fromObject({
+          resourceSpans: [
+            {
+              scopeSpans: [
+                { spans: [{ traceId: randomBytes(16), spanId: randomBytes(8), name: 'g', startTimeUnixNano: 1, endTimeUnixNano: 2 }] },
+              ],
+            },
+          ],
+        }),
+      )
+      .finish();
+    const client = new RawClient(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+    (client as unknown as { Export: (b: Buffer, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void }).Export(
+      Buffer.from(body),
+      new grpc.Metadata(),
+      (error) => {
+        client.close();
+        resolve(error);
+      },
+    );
+  });
+
+type Readiness = { projections: { name: string; events: number; seconds: number; stopped: boolean }[] };
+const readiness = async (server: TestServer): Promise<Readiness> => (await fetch(`${server.baseUrl}/readyz`)).json() as Promise<Readiness>;
+
+const until = async <T>(what: string, probe: () => Promise<T | null>, ms = 15_000): Promise<T> => {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+test('tracing held back past the bound → 503 + Retry-After and RESOURCE_EXHAUSTED; lag in /readyz and /metrics; accepted again once it catches up', async () => {
+  const server = await startTestServer({ env: { SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS: '1' } });
+  try {
+    // Given the projection runner is held back (as if it could not keep up) after one accepted export
+    await server.runner.stop();
+    assert.is((await postSpan(server)).status, 200);
+
+    // When the oldest span not yet visible is older than the bound
+    const lagging = await until('the tracing lag to pass 1 s', async () => {
+      const tracing = (await readiness(server)).projections.find((p) => p.name === 'tracing');
+      return tracing && tracing.seconds > 1.2 ? tracing : null;
+    });
+    assert.ok(lagging.events >= 1);
+
+    // Then both receivers refuse new exports without storing them, and say when to come back
+    const refused = await postSpan(server);
+    assert.is(refused.status, 503);
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.is(((await refused.json()) as { code: string }).code, 'server_busy');
+    const grpcError = await grpcExport(server);
+    assert.is(grpcError?.code, grpc.status.RESOURCE_EXHAUSTED);
+    assert.ok(grpcError?.metadata.get('grpc-status-details-bin').length === 1, 'RetryInfo for the exporter');
+
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    assert.match(metrics, /loupe_ingest_refused_requests_total\{reason="projection_lag"\} 2/);
+    assert.match(metrics, /loupe_ingest_accepted_spans_total\{transport="http"\} 1/);
+    assert.match(metrics, /loupe_projection_lag_seconds\{projection="tracing"\} (1\.[2-9]|[2-9])/);
+    assert.match(metrics, /loupe_projection_lag_events\{projection="tracing"\} [1-9]/);
+    assert.match(metrics, /loupe_event_append_duration_seconds_count\{type="SpansIngested"\} 1/);
+    assert.match(metrics, /loupe_http_request_duration_seconds_count\{method="POST",route="\/v1\/traces",status="503"\} 1/);
+    assert.match(metrics, /process_resident_memory_bytes \d+/);
+
+    // And once the projections catch up, exports are accepted again
+    await server.runner.start();
+    const accepted = await until('ingest to reopen', async () => {
+      const response = await postSpan(server);
+      return response.status === 200 ? response : null;
+    });
+    assert.is(accepted.status, 200);
+    assert.is(await grpcExport(server), null);
+    await until('/readyz to show the tracing read model caught up', async () => {
+      const tracing = (await readiness(server)).projections.find((p) => p.name === 'tracing');
+      return tracing && tracing.seconds < 1.2 ? tracing : null;
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+test('with auth on, /metrics needs a credential like any read route', async () => {
+  const server = await startTestServer({ env: { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: 'metrics-test-secret-0123456789abcdef' } });
+  try {
+    assert.is((await fetch(`${server.baseUrl}/metrics`)).status, 401);
+    assert.is((await fetch(`${server.baseUrl}/healthz`)).status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the gate: a lease opened while the lag is past the bound can neither grow nor claim a slot; 0 turns it off', () => {
+  let lag = 0;
+  const changes: boolean[] = [];
+  let refusals = 0;
+  const budget = createIngestBudget({ maxInFlightRequests: 4, maxInFlightBytes: 1 << 20, retryAfterSeconds: 1 });
+  const gated = gateBudgetOnLag(budget, {
+    maxLagSeconds: 20,
+    lagSeconds: () => lag,
+    onRefused: () => refusals++,
+    onChange: (closed) => changes.push(closed),
+  });
+  const early = gated.open();
+  assert.ok(early.grow(10) && early.claimSlot());
+  lag = 25;
+  const late = gated.open();
+  assert.not.ok(late.grow(10));
+  assert.not.ok(late.claimSlot());
+  assert.is(gated.tryAcquire(10), null);
+  assert.is(gated.retryAfterSeconds, 2);
+  assert.is(refusals, 2, 'once per refused request');
+  // A request admitted before the gate closed finishes normally.
+  assert.ok(early.grow(20));
+  early.release();
+  late.release();
+  assert.equal(budget.inFlight(), { requests: 0, bytes: 0 });
+  lag = 3;
+  assert.ok(gated.tryAcquire(10) !== null);
+  assert.equal(changes, [true, false]);
+
+  const off = gateBudgetOnLag(budget, { maxLagSeconds: 0, lagSeconds: () => 1e9 });
+  assert.ok(off.open().claimSlot());
+});
+
+test.run();

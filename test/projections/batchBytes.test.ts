@@ -1,0 +1,46 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
+import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEventStoreMigrations.ts';
+import type { NewEvent } from '../../domain/eventstore/types.ts';
+import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
+import { migrate } from '../../projections/migrate.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { createProjectionRunner } from '../../projections/projectionRunner.ts';
+import { freshDatabase } from '../support/database.ts';
+
+const test = suite('projection batches are bounded by bytes as well as events');
+
+const meta = { actor: 'test', requestId: null, time: new Date(0).toISOString(), causation: null };
+const bulky = (n: number, bytes: number): NewEvent => ({ type: 'Bulky', data: { n, text: 'x'.repeat(bytes) }, metadata: meta });
+
+test('given large events, each batch holds as many as fit in the byte budget (at least one), and every event is applied once in order', async () => {
+  const db = await freshDatabase();
+  try {
+    await migrate(db.pool, [...postgresEventStoreMigrations, ...checkpointMigrations]);
+    const store = createPostgresEventStore(db.pool);
+    const batches: number[][] = [];
+    const recorder: Projection = {
+      name: 'recorder',
+      tables: [],
+      migrations: [],
+      apply: async (_tx, events) => {
+        batches.push(events.map((e) => (e.data as { n: number }).n));
+      },
+    };
+    // Given 7 events of ~10 KB and one of ~50 KB (bigger than the whole budget)
+    for (let n = 1; n <= 7; n++) await store.appendToStream(`s${n}`, [bulky(n, 10_000)], 'no_stream');
+    await store.appendToStream('big', [bulky(8, 50_000)], 'no_stream');
+    await store.appendToStream('small', [bulky(9, 10)], 'no_stream');
+
+    // When a runner with a 25 KB budget (and room for 20 events by count) catches up
+    await createProjectionRunner({ store, pool: db.pool, projections: [recorder], batchSize: 20, batchBytes: 25_000 }).catchUp();
+
+    // Then batches never exceed the budget unless a single event does, and nothing is lost or doubled
+    assert.equal(batches, [[1, 2], [3, 4], [5, 6], [7], [8], [9]]);
+  } finally {
+    await db.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,73 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ProjectCreated, ProjectDeleted, ProjectUpdated } from '../../../domain/projects/events.ts';
+import { projectStream } from '../../../domain/projects/projectStream.ts';
+import { findProjectByName, listProjects } from '../../../projections/projects/projectQueries.ts';
+import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
+import { inStream, projectionSpec } from '../../support/projectionSpec.ts';
+
+const spec = projectionSpec(tracingProjection);
+
+// Project ids are uuids (the read model stores them as such).
+
+const created = (projectId: string, name: string): ProjectCreated => ({
+  type: 'ProjectCreated',
+  data: { projectId, name, description: null, gradientStartColor: '#5bdbff', gradientEndColor: '#1c76fc' },
+});
+const shop = inStream(projectStream('shop'), created('00000000-0000-4000-8000-000000000001', 'shop'));
+const names = { limit: 10, cursor: null, nameContains: null } as const;
+const namesOf = (rows: readonly { readonly name: string }[]) => rows.map((r) => r.name);
+
+test('given a created project, then its row holds the name, description and colours', async () => {
+  await spec.given(shop).thenMatches(
+    (db) => findProjectByName(db, 'shop'),
+    (row) => {
+      assert.ok(row);
+      assert.equal(
+        { ...row, id: 0 },
+        {
+          id: 0,
+          project_id: '00000000-0000-4000-8000-000000000001',
+          name: 'shop',
+          description: null,
+          gradient_start_color: '#5bdbff',
+          gradient_end_color: '#1c76fc',
+        },
+      );
+    },
+  );
+});
+
+test('given an update of some fields, then only those change', async () => {
+  const updated: ProjectUpdated = {
+    type: 'ProjectUpdated',
+    data: { projectId: '00000000-0000-4000-8000-000000000001', gradientEndColor: '#000000' },
+  };
+  await spec.given(shop, inStream(projectStream('shop'), updated)).thenMatches(
+    (db) => findProjectByName(db, 'shop'),
+    (row) => {
+      assert.is(row?.gradient_start_color, '#5bdbff');
+      assert.is(row?.gradient_end_color, '#000000');
+      assert.is(row?.description, null);
+    },
+  );
+});
+
+test('given a project deleted and its name created again, then one project of that name: the new one', async () => {
+  const deleted: ProjectDeleted = { type: 'ProjectDeleted', data: { projectId: '00000000-0000-4000-8000-000000000001', name: 'shop' } };
+  await spec
+    .given(shop, inStream(projectStream('shop'), deleted, created('00000000-0000-4000-8000-000000000012', 'shop')))
+    .then(async (db) => (await findProjectByName(db, 'shop'))?.project_id, '00000000-0000-4000-8000-000000000012');
+});
+
+test('given three projects, then the list is newest first and filters by name, ignoring case', async () => {
+  const history = [
+    shop,
+    inStream(projectStream('Shop-EU'), created('00000000-0000-4000-8000-000000000002', 'Shop-EU')),
+    inStream(projectStream('docs'), created('00000000-0000-4000-8000-000000000003', 'docs')),
+  ];
+  await spec.given(...history).then(async (db) => namesOf(await listProjects(db, names)), ['docs', 'Shop-EU', 'shop']);
+  await spec.given(...history).then(async (db) => namesOf(await listProjects(db, { ...names, nameContains: 'SHOP' })), ['Shop-EU', 'shop']);
+});
+
+test.run();

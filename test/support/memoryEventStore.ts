@@ -1,0 +1,57 @@
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, StoredEvent } from '../../domain/eventstore/types.ts';
+import { START, WrongExpectedRevisionError, comparePosition } from '../../domain/eventstore/types.ts';
+
+/**
+ * A test double of the event-store port: enough to drive the command functions (reservations,
+ * optimistic concurrency) without a database. `beforeAppend` lets a test slip in a concurrent
+ * writer between a command's read and its append. It passes the same contract suite as the
+ * Postgres store (test/domain/eventstore/memoryEventStore.test.ts); reads hand out copies, so a
+ * test cannot change the log by changing what it read.
+ */
+export const memoryEventStore = () => {
+  const all: StoredEvent[] = [];
+  let seq = 0n;
+  const hooks: { beforeAppend?: (stream: string) => Promise<void> | void } = {};
+  const streamEvents = (stream: string) => all.filter((e) => e.stream === stream);
+  const copies = (events: readonly StoredEvent[]) => events.map((e) => structuredClone(e));
+  const store: EventStore = {
+    async appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+      const hook = hooks.beforeAppend;
+      hooks.beforeAppend = undefined;
+      await hook?.(stream);
+      const existing = streamEvents(stream);
+      const actual = existing.length === 0 ? null : existing.length - 1;
+      if (expected === 'no_stream' ? actual !== null : expected !== 'any' && expected !== actual) {
+        throw new WrongExpectedRevisionError(stream, expected, actual);
+      }
+      let revision = actual ?? -1;
+      let position: Position = START;
+      for (const e of events) {
+        seq += 1n;
+        revision += 1;
+        position = { tx: seq, seq };
+        all.push({
+          id: `e${seq}`,
+          stream,
+          revision,
+          position,
+          type: e.type,
+          schemaVersion: 1,
+          data: structuredClone(e.data),
+          metadata: e.metadata,
+        });
+      }
+      return { revision, position };
+    },
+    async readStream(stream: string) {
+      return copies(streamEvents(stream));
+    },
+    async readAll(after: Position, limit: number) {
+      return copies(all.filter((e) => comparePosition(e.position, after) > 0).slice(0, limit));
+    },
+    async headPosition() {
+      return all.at(-1)?.position ?? START;
+    },
+  };
+  return { store, all, hooks };
+};

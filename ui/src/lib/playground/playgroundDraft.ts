@@ -1,0 +1,168 @@
+import type { TemplateFormat } from './templateVariables.ts';
+
+export type DraftRole = 'system' | 'user' | 'assistant';
+export const DRAFT_ROLES: readonly DraftRole[] = ['system', 'user', 'assistant'];
+export type DraftMessage = { role: DraftRole; content: string };
+
+/** One column of the playground: a prompt and the model settings it runs with, as typed. */
+export type PlaygroundDraft = {
+  messages: DraftMessage[];
+  templateFormat: TemplateFormat;
+  provider: string;
+  modelName: string;
+  /** Empty for OpenAI and Anthropic themselves; an OpenAI-compatible server's `/v1` URL otherwise. */
+  baseUrl: string;
+  /** Text fields: empty leaves the provider's default. */
+  temperature: string;
+  maxTokens: string;
+  /** Any other invocation parameters, as a JSON object. */
+  otherParameters: string;
+  /** Tool definitions as a JSON array (OpenAI's shape), or empty. */
+  tools: string;
+};
+
+/** The providers the server's playground calls (others are reached as OpenAI-compatible with a base URL). */
+export const PLAYGROUND_PROVIDERS = [
+  'OPENAI',
+  'ANTHROPIC',
+  'OLLAMA',
+  'DEEPSEEK',
+  'GROQ',
+  'XAI',
+  'TOGETHER',
+  'FIREWORKS',
+  'PERPLEXITY',
+  'CEREBRAS',
+  'MOONSHOT',
+];
+
+export const emptyDraft = (): PlaygroundDraft => ({
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: '{{question}}' },
+  ],
+  templateFormat: 'MUSTACHE',
+  provider: 'OPENAI',
+  modelName: 'gpt-4o-mini',
+  baseUrl: '',
+  temperature: '',
+  maxTokens: '',
+  otherParameters: '{}',
+  tools: '',
+});
+
+/** Set by the route, never as parameters (the server refuses them there). */
+const SET_BY_PLAYGROUND = new Set(['model', 'messages', 'stream', 'stream_options', 'tools', 'system']);
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the run and the saved version send: parameters and tools parsed, or the field that is wrong. */
+export const draftRequest = (d: PlaygroundDraft): { ok: true; parameters: Obj; tools: Obj[] } | { ok: false; problem: string } => {
+  let other: unknown = {};
+  try {
+    other = d.otherParameters.trim() === '' ? {} : JSON.parse(d.otherParameters);
+  } catch {
+    return { ok: false, problem: 'Other parameters: not valid JSON' };
+  }
+  if (!isObj(other)) return { ok: false, problem: 'Other parameters: must be a JSON object, e.g. {"top_p": 0.9}' };
+  const parameters: Obj = { ...other };
+  for (const [field, label, value] of [
+    ['temperature', 'Temperature', d.temperature],
+    ['max_tokens', 'Max tokens', d.maxTokens],
+  ] as const) {
+    if (value.trim() === '') continue;
+    const n = Number(value);
+    if (!Number.isFinite(n)) return { ok: false, problem: `${label}: not a number` };
+    parameters[field] = n;
+  }
+  let tools: unknown = [];
+  try {
+    tools = d.tools.trim() === '' ? [] : JSON.parse(d.tools);
+  } catch {
+    return { ok: false, problem: 'Tools: not valid JSON' };
+  }
+  if (!Array.isArray(tools) || !tools.every(isObj)) return { ok: false, problem: 'Tools: must be a JSON array of tool definitions' };
+  return { ok: true, parameters, tools };
+};
+
+const STORAGE_KEY = 'loupe.playground.draft';
+
+/** Hands a draft to the playground page across navigation (this tab only, read once). */
+export const stashDraft = (draft: PlaygroundDraft): void => {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify(draft));
+};
+
+export const takeDraft = (): PlaygroundDraft | null => {
+  const raw = sessionStorage.getItem(STORAGE_KEY);
+  sessionStorage.removeItem(STORAGE_KEY);
+  if (raw === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isObj(parsed) ? { ...emptyDraft(), ...(parsed as Partial<PlaygroundDraft>) } : null;
+  } catch {
+    return null;
+  }
+};
+
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
+
+/**
+ * A playground draft from an LLM span's OpenInference attributes: its input messages (as written,
+ * so the template format is NONE: the span's text is sent verbatim), model, provider and
+ * invocation parameters. Tool messages and images have no place in the editor yet and are left out.
+ */
+export const draftFromSpan = (
+  attributes: Obj,
+  messages: readonly { role: string; parts: readonly { kind: string; text?: string }[] }[],
+): PlaygroundDraft => {
+  const llm = isObj(attributes.llm) ? attributes.llm : {};
+  let params: unknown = llm.invocation_parameters;
+  if (typeof params === 'string') {
+    try {
+      params = JSON.parse(params);
+    } catch {
+      params = {};
+    }
+  }
+  const all = isObj(params) ? params : {};
+  const other = Object.fromEntries(
+    Object.entries(all).filter(([k]) => !SET_BY_PLAYGROUND.has(k) && k !== 'temperature' && k !== 'max_tokens'),
+  );
+  const provider = (text(llm.provider) ?? text(llm.system) ?? 'openai').toUpperCase();
+  const tools = Array.isArray(llm.tools)
+    ? llm.tools
+        .map((t) => (isObj(t) && isObj(t.tool) ? t.tool.json_schema : undefined))
+        .map((s) => {
+          try {
+            return typeof s === 'string' ? JSON.parse(s) : s;
+          } catch {
+            return undefined;
+          }
+        })
+        .filter(isObj)
+    : [];
+  return {
+    ...emptyDraft(),
+    messages: messages.flatMap((m) => {
+      const role = m.role === 'developer' ? 'system' : m.role;
+      if (role !== 'system' && role !== 'user' && role !== 'assistant') return [];
+      const content = m.parts
+        .filter((p) => p.kind === 'text')
+        .map((p) => p.text ?? '')
+        .join('\n');
+      return [{ role, content }];
+    }),
+    templateFormat: 'NONE',
+    provider: PLAYGROUND_PROVIDERS.includes(provider) ? provider : 'OPENAI',
+    modelName: text(llm.model_name) ?? 'gpt-4o-mini',
+    temperature: text(all.temperature) ?? '',
+    maxTokens: text(all.max_tokens) ?? text(all.max_completion_tokens) ?? '',
+    otherParameters: JSON.stringify(
+      Object.fromEntries(Object.entries(other).filter(([k]) => k !== 'max_completion_tokens' || all.max_tokens !== undefined)),
+      null,
+      2,
+    ),
+    tools: tools.length > 0 ? JSON.stringify(tools, null, 2) : '',
+  };
+};

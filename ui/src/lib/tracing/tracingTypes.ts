@@ -1,0 +1,147 @@
+/** What the tracing pages read from GraphQL (the fields each query asks for, nothing more). */
+
+export const SPAN_KINDS = [
+  'agent',
+  'chain',
+  'embedding',
+  'evaluator',
+  'guardrail',
+  'llm',
+  'prompt',
+  'reranker',
+  'retriever',
+  'tool',
+  'unknown',
+] as const;
+export type SpanKind = (typeof SPAN_KINDS)[number];
+
+export const STATUS_CODES = ['OK', 'ERROR', 'UNSET'] as const;
+export type StatusCode = (typeof STATUS_CODES)[number];
+
+export type IOPreview = { readonly truncatedValue: string; readonly mimeType: string };
+export type IOValue = { readonly value: string; readonly mimeType: string };
+
+export type PageInfo = { readonly hasNextPage: boolean; readonly endCursor: string | null };
+export type Page<T> = { readonly rows: readonly T[]; readonly pageInfo: PageInfo };
+
+/** One row of the Traces tab: a root span with its trace's totals. */
+export type RootSpanRow = {
+  readonly traceId: string;
+  readonly spanId: string | null;
+  readonly name: string;
+  readonly spanKind: SpanKind;
+  readonly statusCode: StatusCode;
+  readonly startTime: string;
+  readonly latencyMs: number;
+  readonly input: IOPreview | null;
+  readonly output: IOPreview | null;
+  readonly tokenCountTotal: number | null;
+  readonly numSpans: number;
+};
+
+/** One row of the Spans tab. */
+export type SpanRow = {
+  readonly id: string;
+  readonly spanId: string;
+  readonly traceId: string;
+  readonly parentId: string | null;
+  readonly name: string;
+  readonly spanKind: SpanKind;
+  readonly statusCode: StatusCode;
+  readonly startTime: string;
+  readonly latencyMs: number;
+  readonly input: IOPreview | null;
+  readonly output: IOPreview | null;
+  readonly tokenCountTotal: number | null;
+};
+
+export type SessionRow = {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly durationMs: number;
+  readonly numTraces: number;
+  readonly numTracesWithError: number;
+  readonly firstInput: IOPreview | null;
+  readonly lastOutput: IOPreview | null;
+  readonly tokenUsage: { readonly total: number };
+};
+
+/** A span as the trace tree needs it (no content: that is fetched for the selected span only). */
+export type TreeSpan = {
+  readonly id: string;
+  readonly spanId: string;
+  readonly parentId: string | null;
+  readonly name: string;
+  readonly spanKind: SpanKind;
+  readonly statusCode: StatusCode;
+  readonly startTime: string;
+  readonly latencyMs: number;
+  readonly tokenCountTotal: number | null;
+};
+
+export type TraceSummary = {
+  readonly id: string;
+  readonly traceId: string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly latencyMs: number;
+  readonly numSpans: number;
+  readonly errorCount: number;
+  readonly tokenCountPrompt: number;
+  readonly tokenCountCompletion: number;
+  readonly tokenCountTotal: number;
+  readonly session: { readonly id: string; readonly sessionId: string } | null;
+};
+
+export type SpanEvent = {
+  readonly name: string;
+  readonly timestamp: string;
+  readonly message: string;
+  readonly attributes: Record<string, unknown>;
+};
+
+/** The selected span with everything the details panel shows. */
+export type SpanDetail = {
+  readonly id: string;
+  readonly spanId: string;
+  readonly parentId: string | null;
+  readonly name: string;
+  readonly spanKind: SpanKind;
+  readonly statusCode: StatusCode;
+  readonly statusMessage: string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly latencyMs: number;
+  readonly tokenCountPrompt: number | null;
+  readonly tokenCountCompletion: number | null;
+  readonly tokenCountTotal: number | null;
+  readonly input: IOValue | null;
+  readonly output: IOValue | null;
+  /** Nested attributes (parsed from the JSON document the server sends). */
+  readonly attributes: Record<string, unknown>;
+  readonly events: readonly SpanEvent[];
+};
+
+export type SessionTurn = {
+  readonly traceId: string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly input: IOValue | null;
+  readonly output: IOValue | null;
+  readonly trace: { readonly latencyMs: number; readonly tokenCountTotal: number; readonly errorCount: number };
+};
+
+export type SessionDetail = {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly startTime: string;
+  readonly endTime: string;
+  readonly durationMs: number;
+  readonly numTraces: number;
+  readonly numTracesWithError: number;
+  readonly tokenUsage: { readonly prompt: number; readonly completion: number; readonly total: number };
+  readonly project: { readonly id: string; readonly name: string };
+  readonly turns: readonly SessionTurn[];
+};

@@ -1,0 +1,94 @@
+import { createRouter, type HooksContext } from 'sv-router';
+import { ApiError } from './lib/api/apiError.ts';
+import { session } from './lib/session/session.svelte.ts';
+import NotFoundPage from './pages/NotFoundPage.svelte';
+import RootRedirect from './pages/RootRedirect.svelte';
+import AppShell from './shell/AppShell.svelte';
+import PublicShell from './shell/PublicShell.svelte';
+
+/** Where to come back to after signing in. */
+const here = (context: HooksContext): string => {
+  const search = new URLSearchParams(Object.entries(context.search).map(([k, v]) => [k, String(v)])).toString();
+  return `${context.pathname}${search ? `?${search}` : ''}`;
+};
+
+/** Every page of the app shell needs to know who is asking; with auth on, a session. */
+const requireSession = async (context: HooksContext): Promise<void> => {
+  if (!session.loaded) {
+    try {
+      await session.load();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401)
+        throw navigate('/login', { search: { returnTo: here(context) }, replace: true });
+      throw error;
+    }
+  }
+  if (!session.signedIn) throw navigate('/login', { search: { returnTo: here(context) }, replace: true });
+  if (session.viewer?.passwordNeedsReset) throw navigate('/change-password', { search: { returnTo: here(context) }, replace: true });
+};
+
+/** The sign-in pages make no sense with auth off, or for someone already signed in. */
+const skipWhenSignedIn = async (context: HooksContext): Promise<void> => {
+  if (!session.config.authEnabled) throw navigate('/projects', { replace: true });
+  if (context.pathname === '/login' && session.loaded && session.signedIn && !session.viewer?.passwordNeedsReset) {
+    throw navigate('/projects', { replace: true });
+  }
+};
+
+/**
+ * Every page. Pages are loaded on demand, so the first load carries only the shell and the page
+ * asked for. Later issues add their sections under the app shell ('/datasets', '/prompts', ...).
+ */
+export const { p, navigate, isActive, route } = createRouter({
+  '/login': { '/': () => import('./pages/auth/LoginPage.svelte'), layout: PublicShell, hooks: { beforeLoad: skipWhenSignedIn } },
+  '/forgot-password': {
+    '/': () => import('./pages/auth/ForgotPasswordPage.svelte'),
+    layout: PublicShell,
+    hooks: { beforeLoad: skipWhenSignedIn },
+  },
+  '/reset-password-with-token': {
+    '/': () => import('./pages/auth/ResetPasswordPage.svelte'),
+    layout: PublicShell,
+    hooks: { beforeLoad: skipWhenSignedIn },
+  },
+  '/change-password': { '/': () => import('./pages/auth/ForcedPasswordChangePage.svelte'), layout: PublicShell },
+  '/logout': { '/': () => import('./pages/auth/LoggedOutPage.svelte'), layout: PublicShell },
+  '/': {
+    layout: AppShell,
+    hooks: { beforeLoad: requireSession },
+    '/': RootRedirect,
+    '/projects': () => import('./pages/projects/ProjectsPage.svelte'),
+    // A project opens on its traces; trace and session pages hang below it.
+    '/projects/:projectId': {
+      '/': () => import('./pages/traces/ProjectTracesPage.svelte'),
+      '/traces': () => import('./pages/traces/ProjectTracesPage.svelte'),
+      '/spans': () => import('./pages/traces/ProjectSpansPage.svelte'),
+      '/sessions': () => import('./pages/sessions/ProjectSessionsPage.svelte'),
+      '/traces/:traceId': () => import('./pages/traces/TraceDetailPage.svelte'),
+      '/sessions/:sessionId': () => import('./pages/sessions/SessionDetailPage.svelte'),
+    },
+    // Stable links for other tools: look the object up, then land on its page.
+    '/redirects': {
+      '/projects/:id': () => import('./pages/redirects/RedirectPage.svelte'),
+      '/traces/:id': () => import('./pages/redirects/RedirectPage.svelte'),
+      '/spans/:id': () => import('./pages/redirects/RedirectPage.svelte'),
+      '/sessions/:id': () => import('./pages/redirects/RedirectPage.svelte'),
+    },
+    '/datasets': {
+      '/': () => import('./pages/datasets/DatasetsPage.svelte'),
+      '/:datasetId': () => import('./pages/datasets/DatasetPage.svelte'),
+      '/:datasetId/compare': () => import('./pages/datasets/ComparePage.svelte'),
+    },
+    '/prompts': {
+      '/': () => import('./pages/prompts/PromptsPage.svelte'),
+      '/:name': () => import('./pages/prompts/PromptPage.svelte'),
+    },
+    '/playground': () => import('./pages/playground/PlaygroundPage.svelte'),
+    '/settings': {
+      '/': () => import('./pages/settings/SettingsPage.svelte'),
+      '/:tab': () => import('./pages/settings/SettingsPage.svelte'),
+    },
+    '/profile': () => import('./pages/profile/ProfilePage.svelte'),
+    '*': NotFoundPage,
+  },
+});
