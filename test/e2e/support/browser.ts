@@ -35,6 +35,12 @@ export const screenshotLeftOpen = async (label: string): Promise<void> => {
   for (const page of open) {
     n += 1;
     await screenshot(page, `failed-${label}-${n}`).catch(() => undefined);
+    // CI keeps only the output: say what the page showed when the test gave up.
+    const text = await page
+      .locator('body')
+      .innerText({ timeout: 2_000 })
+      .catch(() => '(unreadable)');
+    console.error(`[${label}] page left open at ${page.url()} showed:\n${text.slice(0, 2_000)}`);
     await page
       .context()
       .close()
