@@ -38,9 +38,9 @@ export const screenshotLeftOpen = async (label: string): Promise<void> => {
     // CI keeps only the output: say what the page showed when the test gave up.
     const text = await page
       .locator('body')
-      .innerText({ timeout: 2_000 })
+      .textContent({ timeout: 2_000 })
       .catch(() => '(unreadable)');
-    console.error(`[${label}] page left open at ${page.url()} showed:\n${text.slice(0, 2_000)}`);
+    console.error(`[${label}] page left open at ${page.url()} showed:\n${(text ?? '').replace(/\s+/g, ' ').slice(0, 2_000)}`);
     await page
       .context()
       .close()
