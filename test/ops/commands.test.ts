@@ -1,41 +1,16 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../ops/config.ts';
 import { openEventLog } from '../../ops/openEventLog.ts';
-import { freshDatabase, serverUrl } from '../support/database.ts';
+import { cliDatabase, runCli } from '../support/cliProcess.ts';
 
-const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
-
-const run = (env: Record<string, string>, ...args: string[]) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+const run = (env: Record<string, string>, ...args: string[]) => runCli(env, args);
 
 let env: Record<string, string>;
 let cleanup: () => Promise<void>;
 
 test.before(async () => {
-  if (serverUrl()) {
-    const kept = await freshDatabase();
-    env = { SERVICE_SQL_DATABASE_URL: kept.url! };
-    cleanup = () => kept.close();
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'loupe-cli-'));
-    env = { SERVICE_WORKING_DIR: dir };
-    cleanup = () => rm(dir, { recursive: true, force: true });
-  }
+  ({ env, cleanup } = await cliDatabase());
 });
 test.after(async () => {
   await cleanup();

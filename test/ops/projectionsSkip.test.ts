@@ -1,7 +1,3 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'slonik';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,7 +6,7 @@ import { loadConfig } from '../../ops/config.ts';
 import { openEventLog } from '../../ops/openEventLog.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { createProjectionRunner } from '../../projections/projectionRunner.ts';
-import { freshDatabase, serverUrl } from '../support/database.ts';
+import { cliDatabase, runCli, spawnCli } from '../support/cliProcess.ts';
 
 /**
  * The operator's way out, through the real CLI (a child process per command, as an operator runs
@@ -18,34 +14,13 @@ import { freshDatabase, serverUrl } from '../support/database.ts';
  * records the decision in the log, `retry` then moves on, and a rebuild makes the same decision.
  * Also: a rebuild killed with SIGKILL leaves nothing behind once the next rebuild has run.
  */
-const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
-
-const run = (env: Record<string, string>, ...args: string[]) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+const run = (env: Record<string, string>, ...args: string[]) => runCli(env, args);
 
 let env: Record<string, string>;
 let cleanup: () => Promise<void>;
 
 test.before(async () => {
-  if (serverUrl()) {
-    const kept = await freshDatabase();
-    env = { SERVICE_SQL_DATABASE_URL: kept.url! };
-    cleanup = () => kept.close();
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'loupe-cli-'));
-    env = { SERVICE_WORKING_DIR: dir };
-    cleanup = () => rm(dir, { recursive: true, force: true });
-  }
+  ({ env, cleanup } = await cliDatabase());
 });
 test.after(async () => {
   await cleanup();
@@ -134,10 +109,7 @@ test('a rebuild killed with SIGKILL leaves no scratch schema or checkpoint row o
       );
     }
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'projections', 'rebuild', 'tracing'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnCli(env, ['projections', 'rebuild', 'tracing']);
   const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   let out = '';
   await new Promise<void>((resolve) => {

@@ -1,7 +1,3 @@
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,26 +5,13 @@ import { buildServer, type RunningServer } from '../../ops/buildServer.ts';
 import { loadConfig } from '../../ops/config.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { authEnv, callAs, createUser, login } from '../support/authClient.ts';
-import { freshDatabase, serverUrl } from '../support/database.ts';
+import { cliDatabase, runCli } from '../support/cliProcess.ts';
 import { TEST_PASSWORD_COST } from '../support/testIdentity.ts';
 
 /** `loupe users set-password EMAIL` against the database a server uses (stopped meanwhile: PGlite is one process's). */
 
-const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
-
 const setPassword = (env: Record<string, string>, stdin: string, ...args: string[]) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'users', 'set-password', ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+  runCli(env, ['users', 'set-password', ...args], stdin);
 
 const start = async (env: Record<string, string>): Promise<RunningServer & { baseUrl: string }> => {
   const config = loadConfig({ SERVICE_HOST: '127.0.0.1', SERVICE_PORT: '0', SERVICE_GRPC_PORT: '0', SERVICE_OTLP_HTTP_PORT: '0', ...env });
@@ -38,17 +21,9 @@ const start = async (env: Record<string, string>): Promise<RunningServer & { bas
 };
 
 test('sets the password of a local user, ends their sessions and lifts a lockout; refuses unknown users and weak passwords', async () => {
-  let env: Record<string, string>;
-  let cleanup: () => Promise<void>;
-  if (serverUrl()) {
-    const kept = await freshDatabase();
-    env = { ...authEnv(), SERVICE_SQL_DATABASE_URL: kept.url! };
-    cleanup = () => kept.close();
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'loupe-setpw-'));
-    env = { ...authEnv(), SERVICE_WORKING_DIR: dir };
-    cleanup = () => rm(dir, { recursive: true, force: true });
-  }
+  const db = await cliDatabase();
+  const env = { ...authEnv(), ...db.env };
+  const cleanup = db.cleanup;
   try {
     let server = await start(env);
     await createUser(

@@ -1,0 +1,45 @@
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freshDatabase, serverUrl } from './database.ts';
+
+const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
+
+export type CliResult = { readonly code: number | null; readonly stdout: string; readonly stderr: string };
+
+/** Starts `loupe ARGS...` as a child process with only the environment given (plus PATH and HOME). */
+export const spawnCli = (env: Record<string, string>, args: readonly string[]): ChildProcessByStdio<Writable, Readable, Readable> =>
+  spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+
+/**
+ * Runs `loupe ARGS...` as an operator does: a child process of its own, with only the environment
+ * given (plus PATH and HOME), `stdin` written to it when given.
+ */
+export const runCli = (env: Record<string, string>, args: readonly string[], stdin?: string): Promise<CliResult> =>
+  new Promise((resolve) => {
+    const child = spawnCli(env, args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+
+/**
+ * A database of its own for a test that runs the CLI: a fresh one on the PostgreSQL server when
+ * the suite runs against one, else an embedded PGlite under a temporary working directory.
+ */
+export const cliDatabase = async (): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> => {
+  if (serverUrl()) {
+    const kept = await freshDatabase();
+    return { env: { SERVICE_SQL_DATABASE_URL: kept.url! }, cleanup: () => kept.close() };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'loupe-cli-'));
+  return { env: { SERVICE_WORKING_DIR: dir }, cleanup: () => rm(dir, { recursive: true, force: true }) };
+};
