@@ -3,10 +3,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RouteDef } from '../../../api/http/route.ts';
 import { authorize } from '../../../domain/access/authorize.ts';
-import type { Principal } from '../../../domain/access/principal.ts';
 import { restPermission } from '../../../domain/access/restPermission.ts';
 import { rawTraceService } from '../../../ingest/grpcServer.ts';
-import { authEnv, callAs, createKey, createUser, login, type Credentials } from '../../support/authClient.ts';
+import { callAs, createKey, login, type Credentials } from '../../support/authClient.ts';
+import { type Caller, serverWithEveryCaller } from '../../support/everyCaller.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
 
 /**
@@ -16,8 +16,6 @@ import { startTestServer, type TestServer } from '../../support/testServer.ts';
  * route added later is checked without touching this file; one declaring a permission other than
  * the table's (or none) fails.
  */
-
-type Caller = { readonly name: string; readonly as: Credentials | undefined; readonly principal: Principal | null };
 
 // What authorize answers with; a handler's own 403 (e.g. deleting a built-in user) has other codes.
 const AUTHZ_CODES = new Set([
@@ -77,34 +75,7 @@ type Ctx = { server: TestServer; callers: Caller[] };
 const test = suite<Ctx>('route matrix, auth on', {} as Ctx);
 
 test.before(async (ctx) => {
-  const env = authEnv();
-  ctx.server = await startTestServer({ env });
-  const secret: Credentials = { bearer: env.SERVICE_ADMIN_SECRET };
-  await createUser(ctx.server, secret, { email: 'viewer@example.com', username: 'viewer', role: 'VIEWER', password: 'viewer-pw' });
-  await createUser(ctx.server, secret, { email: 'member@example.com', username: 'member', role: 'MEMBER', password: 'member-pw' });
-  const viewer = await login(ctx.server, 'viewer@example.com', 'viewer-pw');
-  const member = await login(ctx.server, 'member@example.com', 'member-pw');
-  const admin = await login(ctx.server, 'admin@localhost', 'admin');
-  const systemKey = await createKey(ctx.server, secret, 'system');
-  const memberKey = await createKey(ctx.server, member, 'user');
-  const user = (role: 'VIEWER' | 'MEMBER' | 'ADMIN'): Principal => ({ kind: 'user', userId: 'u', role });
-  ctx.callers = [
-    { name: 'anonymous', as: undefined, principal: null },
-    { name: 'viewer', as: { cookie: viewer.cookie }, principal: user('VIEWER') },
-    { name: 'member', as: { cookie: member.cookie }, principal: user('MEMBER') },
-    { name: 'admin', as: { cookie: admin.cookie }, principal: user('ADMIN') },
-    {
-      name: 'system key',
-      as: { bearer: systemKey.key },
-      principal: { kind: 'apiKey', keyId: 'k', keyKind: 'system', userId: '1', role: 'SYSTEM' },
-    },
-    { name: 'admin secret', as: secret, principal: { kind: 'adminSecret', userId: '1' } },
-    {
-      name: 'member key',
-      as: { bearer: memberKey.key },
-      principal: { kind: 'apiKey', keyId: 'k', keyKind: 'user', userId: 'u', role: 'MEMBER' },
-    },
-  ];
+  Object.assign(ctx, await serverWithEveryCaller());
 });
 test.after(async (ctx) => {
   await ctx.server.close();
