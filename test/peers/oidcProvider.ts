@@ -18,7 +18,12 @@ type Interaction = {
   params: Record<string, unknown>;
   session?: { accountId: string };
 };
-type Grant = { addOIDCScope(scope: string): void; addOIDCClaims(claims: string[]): void; save(): Promise<string> };
+type Grant = {
+  addOIDCScope(scope: string): void;
+  rejectOIDCScope(scope: string): void;
+  addOIDCClaims(claims: string[]): void;
+  save(): Promise<string>;
+};
 type Provider = {
   proxy: boolean;
   callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -51,10 +56,15 @@ export type OidcPeer = {
  * A real OpenID Connect provider (the `oidc-provider` package) on a random loopback port.
  * `idTokenHasClaims`: false keeps email, name, groups and role out of the ID token (a conforming
  * provider puts them only in userinfo), so the relying party has to fetch userinfo.
+ * `withholdOpenidFrom`: client ids whose consent grants every scope but `openid`, so their token
+ * response carries no ID token (what a plain OAuth2 authorization server answers).
  * The interaction (login + consent) is finished by the peer itself for the account set with
  * `signInAs`, so a test drives the whole flow with plain HTTP requests.
  */
-export const startOidcProvider = async (options: { readonly idTokenHasClaims: boolean }): Promise<OidcPeer> => {
+export const startOidcProvider = async (options: {
+  readonly idTokenHasClaims: boolean;
+  readonly withholdOpenidFrom?: readonly string[];
+}): Promise<OidcPeer> => {
   let provider: Provider | null = null;
   let current: OidcAccount | null = null;
   const accounts = new Map<string, OidcAccount>();
@@ -68,8 +78,12 @@ export const startOidcProvider = async (options: { readonly idTokenHasClaims: bo
       return;
     }
     const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[] };
-    const grant = new p.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
-    if (promptDetails.missingOIDCScope) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
+    const clientId = details.params.client_id as string;
+    const grant = new p.Grant({ accountId: details.session!.accountId, clientId });
+    const withhold = options.withholdOpenidFrom?.includes(clientId) === true;
+    const scopes = (promptDetails.missingOIDCScope ?? []).filter((scope) => !(withhold && scope === 'openid'));
+    if (scopes.length > 0) grant.addOIDCScope(scopes.join(' '));
+    if (withhold) grant.rejectOIDCScope('openid');
     if (promptDetails.missingOIDCClaims) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
     const grantId = await grant.save();
     await p.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
