@@ -22,6 +22,8 @@ export const allProjections = (): Projection[] => [
   reading(usersProjection, [
     'UserCreated',
     'UsernameChanged',
+    'ExternalIdentityLinked',
+    'EmailChanged',
     'PasswordChanged',
     'RoleChanged',
     'UserDeleted',
