@@ -90,6 +90,27 @@ export type StartSession = {
   readonly now: string;
 };
 
+/** Record the provider ids an external login matched this user by email with (see ExternalIdentityLinked). */
+export type LinkExternalIdentity = {
+  readonly type: 'LinkExternalIdentity';
+  readonly userId: string;
+  readonly via: Exclude<SessionVia, 'password'>;
+  readonly provider: string | null;
+  readonly oauth2ClientId: string | null;
+  readonly oauth2UserId: string | null;
+  readonly ldapUniqueId: string | null;
+  readonly now: string;
+};
+
+/** The email a provider reports for a user it knows; nothing happens when it is the stored one. */
+export type SyncEmail = {
+  readonly type: 'SyncEmail';
+  readonly userId: string;
+  readonly via: Exclude<SessionVia, 'password'>;
+  readonly email: string;
+  readonly now: string;
+};
+
 export type RefreshSession = {
   readonly type: 'RefreshSession';
   readonly userId: string;
@@ -124,6 +145,8 @@ export type UserCommand =
   | DeleteUser
   | LogIn
   | StartSession
+  | LinkExternalIdentity
+  | SyncEmail
   | RefreshSession
   | LogOut
   | RequestPasswordReset

@@ -69,6 +69,43 @@ export type RoleChanged = DomainEvent<
   }
 >;
 
+/**
+ * The identity an OAuth2 provider or LDAP directory knows the user by, recorded when the user is
+ * first matched by email (a pre-provisioned account, sign-up off) or moves to another provider:
+ * from then on a login is matched by it, so a changed email at the provider still finds the user.
+ * OAuth2: the provider's client id and the user's `sub` (the identity, as in the reference; the
+ * IdP name only says which configuration it came through). LDAP: the unique-id attribute.
+ * Users created by an external login carry the same ids in `UserCreated` instead.
+ */
+export type ExternalIdentityLinked = DomainEvent<
+  'ExternalIdentityLinked',
+  {
+    readonly userId: string;
+    readonly via: Exclude<SessionVia, 'password'>;
+    /** The `<IDP>` name of the OAuth2 configuration; null for LDAP. */
+    readonly provider: string | null;
+    readonly oauth2ClientId: string | null;
+    readonly oauth2UserId: string | null;
+    readonly ldapUniqueId: string | null;
+    readonly at: string;
+  }
+>;
+
+/**
+ * The provider reported another email for a user it already knows (by OAuth2 `sub` or LDAP unique
+ * id). Nobody changes an email by hand; the provider is the authority on it.
+ */
+export type EmailChanged = DomainEvent<
+  'EmailChanged',
+  {
+    readonly userId: string;
+    readonly email: string;
+    readonly previousEmail: string | null;
+    readonly syncedFrom: Exclude<SessionVia, 'password'>;
+    readonly at: string;
+  }
+>;
+
 /** Ends everything the user holds: sessions, reset token, user API keys (a key dies with its owner). */
 export type UserDeleted = DomainEvent<'UserDeleted', { readonly userId: string; readonly at: string }>;
 
@@ -116,6 +153,8 @@ export type PasswordResetRequested = DomainEvent<
 export type UserEvent =
   | UserCreated
   | UsernameChanged
+  | ExternalIdentityLinked
+  | EmailChanged
   | PasswordChanged
   | RoleChanged
   | UserDeleted

@@ -3,16 +3,18 @@ import { DomainError } from '../errors.ts';
 import type { EventStore, Position } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { createUser } from './createUser.ts';
-import { normaliseEmail } from './email.ts';
+import { isValidEmail, normaliseEmail } from './email.ts';
+import { externalIdentityKey } from './externalIdentityKey.ts';
 import type { LockoutSettings } from './commands.ts';
-import type { SessionTokens, UserCreated } from './events.ts';
+import type { SessionTokens } from './events.ts';
 import { handleUserCommand } from './handleUserCommand.ts';
+import { linkExternalIdentity } from './linkExternalIdentity.ts';
 import { loadUser } from './loadUser.ts';
 import type { AssignableRole } from './roles.ts';
+import { syncEmail } from './syncEmail.ts';
 import { uniqueValueHolder } from './uniqueValues.ts';
 import { USERNAME_MAX_LENGTH, usernameProblem } from './username.ts';
-import type { UserState } from './userState.ts';
-import { userStream } from './userStream.ts';
+import type { ExternalIds, UserState } from './userState.ts';
 
 /** Who an OAuth2 provider or LDAP directory says signed in; checked (groups, strict role) by the caller. */
 export type ExternalIdentity = {
@@ -32,6 +34,8 @@ export type ExternalIdentity = {
   readonly oauth2ClientId?: string;
   readonly oauth2UserId?: string;
   readonly ldapUniqueId?: string | null;
+  /** The `<IDP>` name of the OAuth2 configuration the login came through (recorded when linking). */
+  readonly provider?: string;
   /** Set where failed attempts are counted (LDAP): a locked account gets no session even with the right password. */
   readonly lockout?: LockoutSettings;
 };
@@ -54,35 +58,60 @@ const MAX_GENERATIONS = 50;
 const externalUserId = (method: string, key: string, generation: number): string =>
   createHash('sha256').update(`${method}\u0000${key}\u0000${generation}`).digest('hex').slice(0, 24);
 
-const findByKey = async (store: EventStore, identity: ExternalIdentity): Promise<{ found: UserState | null; freeId: string }> => {
-  for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
-    const userId = externalUserId(identity.method, identity.key, generation);
-    const state = await loadUser(store, userId);
-    if (state.status === 'active') return { found: state, freeId: userId };
-    if (state.status === 'absent') return { found: null, freeId: userId };
-  }
-  throw new DomainError('too_many_deletions', 'This identity was deleted too many times', 'conflict');
-};
+const idsOf = (identity: ExternalIdentity): ExternalIds => ({
+  oauth2ClientId: identity.oauth2ClientId ?? null,
+  oauth2UserId: identity.oauth2UserId ?? null,
+  ldapUniqueId: identity.ldapUniqueId ?? null,
+});
 
-/** The provider ids a user was created with (an admin may have set them when pre-provisioning). */
-const externalIdsOf = async (store: EventStore, userId: string) => {
-  const created = (await store.readStream(userStream(userId))).find((e) => e.type === 'UserCreated')?.data as
-    | UserCreated['data']
-    | undefined;
-  return {
-    oauth2ClientId: created?.oauth2ClientId ?? null,
-    oauth2UserId: created?.oauth2UserId ?? null,
-    ldapUniqueId: created?.ldapUniqueId ?? null,
-  };
+/**
+ * Whether the user signs in with exactly this identity now. A user created by it may have been
+ * linked to another provider since (sign-up off, matched by email), and then no longer is. An LDAP
+ * identity without a unique id is its email (or DN), which the derived user id already encodes.
+ */
+const carries = (state: UserState, identity: ExternalIdentity): boolean => {
+  if (identity.method === 'OAUTH2') {
+    return (
+      state.external.oauth2ClientId === (identity.oauth2ClientId ?? null) && state.external.oauth2UserId === (identity.oauth2UserId ?? null)
+    );
+  }
+  if (!identity.ldapUniqueId) return true;
+  return state.external.ldapUniqueId?.toLowerCase() === identity.ldapUniqueId.toLowerCase();
 };
 
 /**
- * How a user found by email relates to this identity: `same` when it was created with exactly
- * these provider ids, `other` when it holds different ones (another person at the provider, e.g.
- * a recycled email address), `unknown` when it has none to compare.
+ * The active user this identity signs in as, found without a read model: the user it created
+ * (derived id), else the user it was linked to after an email match (its reservation). `freeId`
+ * is the id a new user for it would get.
  */
-const linkOf = async (store: EventStore, userId: string, identity: ExternalIdentity): Promise<'same' | 'other' | 'unknown'> => {
-  const ids = await externalIdsOf(store, userId);
+const findByKey = async (store: EventStore, identity: ExternalIdentity): Promise<{ found: UserState | null; freeId: string }> => {
+  let freeId: string | null = null;
+  for (let generation = 0; generation < MAX_GENERATIONS && freeId === null; generation++) {
+    const userId = externalUserId(identity.method, identity.key, generation);
+    const state = await loadUser(store, userId);
+    if (state.status === 'active' && state.profile !== null && carries(state, identity)) return { found: state, freeId: userId };
+    if (state.status === 'absent') freeId = userId;
+  }
+  if (freeId === null) throw new DomainError('too_many_deletions', 'This identity was deleted too many times', 'conflict');
+  const key = externalIdentityKey(identity.method, idsOf(identity));
+  const holderId = key === null ? null : await uniqueValueHolder(store, 'external', key);
+  if (holderId !== null) {
+    const holder = await loadUser(store, holderId);
+    if (holder.status === 'active' && holder.profile?.authMethod === identity.method && carries(holder, identity)) {
+      return { found: holder, freeId };
+    }
+  }
+  return { found: null, freeId };
+};
+
+/**
+ * How a user found by email relates to this identity: `same` when it carries exactly these
+ * provider ids, `other` when it holds different ones (another person at the provider, e.g. a
+ * recycled email address; for OAuth2 only another `sub` under the same client id counts), `unknown`
+ * when it has none to compare.
+ */
+const linkOf = (state: UserState, identity: ExternalIdentity): 'same' | 'other' | 'unknown' => {
+  const ids = state.external;
   if (identity.method === 'LDAP') {
     if (ids.ldapUniqueId === null || !identity.ldapUniqueId) return 'unknown';
     return ids.ldapUniqueId.toLowerCase() === identity.ldapUniqueId.toLowerCase() ? 'same' : 'other';
@@ -122,9 +151,47 @@ const matchByEmail = async (
   if (holderId === null) return { kind: 'none' };
   const holder = await loadUser(store, holderId);
   const sameKind = holder.status === 'active' && holder.profile?.authMethod === identity.method;
-  const link = sameKind ? await linkOf(store, holderId, identity) : 'other';
+  const link = sameKind ? linkOf(holder, identity) : 'other';
   const mayMatchByEmail = identity.method === 'LDAP' || !identity.allowSignUp;
   return link === 'same' || (link === 'unknown' && mayMatchByEmail) ? { kind: 'match', userId: holderId } : { kind: 'refused' };
+};
+
+/**
+ * Record the provider ids on a user just matched by email, so the next login finds it by them
+ * (even after the email changed at the provider). False when another user holds them.
+ */
+const link = async (store: EventStore, identity: ExternalIdentity, userId: string, now: string, context: CommandContext) => {
+  const ids = idsOf(identity);
+  if (externalIdentityKey(identity.method, ids) === null) return true;
+  const via = identity.method === 'OAUTH2' ? 'oauth2' : 'ldap';
+  try {
+    await linkExternalIdentity(
+      store,
+      { type: 'LinkExternalIdentity', userId, via, provider: identity.provider ?? null, ...ids, now },
+      context,
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'external_identity_taken') return false;
+    throw error;
+  }
+};
+
+/**
+ * Take a changed email from the provider for a user found by its identity. False when another
+ * account holds the new address (the login is refused, nothing changes). An address we could not
+ * store (no dot in the domain) is left alone: the user keeps the stored one and still signs in.
+ */
+const followEmail = async (store: EventStore, identity: ExternalIdentity, userId: string, now: string, context: CommandContext) => {
+  if (identity.email === null || !isValidEmail(normaliseEmail(identity.email))) return true;
+  const via = identity.method === 'OAUTH2' ? 'oauth2' : 'ldap';
+  try {
+    await syncEmail(store, { type: 'SyncEmail', userId, via, email: identity.email, now }, context);
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'email_taken') return false;
+    throw error;
+  }
 };
 
 /**
@@ -133,11 +200,14 @@ const matchByEmail = async (
  * as for a local user: UserCreated (auth method OAUTH2/LDAP, no password), RoleChanged (with
  * `syncedFrom`), SessionStarted.
  *
- * Matching: first the identity itself. Failing that, a user holding the email is taken only if it
+ * Matching: first the identity itself (OAuth2 client id + `sub`, LDAP unique id), whatever the
+ * email now is; a user found so takes the provider's new email (EmailChanged), unless another
+ * account holds it (`email_in_use`). Failing that, a user holding the email is taken only if it
  * signs in the same way (a pre-provisioned OAuth2 user, an LDAP user created before a unique id
- * was configured) and either was created with exactly these provider ids, or has none and — for
- * OAuth2 — sign-up is off, as in the reference. A local or other provider's account, or one
- * holding another person's provider ids (a recycled email), is never taken over.
+ * was configured) and either carries exactly these provider ids, or has none and — for OAuth2 —
+ * sign-up is off, as in the reference; the identity is then linked to it (ExternalIdentityLinked).
+ * A local or other provider's account, or one holding another person's provider ids (a recycled
+ * email), is never taken over.
  */
 export const signInExternally = async (
   store: EventStore,
@@ -157,11 +227,20 @@ export const signInExternally = async (
   };
 
   const { found, freeId } = await findByKey(store, identity);
-  if (found?.profile) return start(found.profile.userId, false);
-
-  const match = await matchByEmail(store, identity);
-  if (match.kind === 'match') return start(match.userId, false);
-  if (match.kind === 'refused') return { ok: false, code: identity.allowSignUp ? 'email_in_use' : 'sign_in_not_allowed' };
+  let userId = found?.profile?.userId ?? null;
+  if (userId === null) {
+    const match = await matchByEmail(store, identity);
+    if (match.kind === 'refused') return { ok: false, code: identity.allowSignUp ? 'email_in_use' : 'sign_in_not_allowed' };
+    if (match.kind === 'match') {
+      userId = match.userId;
+      const linked = await link(store, identity, userId, now, context);
+      if (!linked) return { ok: false, code: 'sign_in_not_allowed' };
+    }
+  }
+  if (userId !== null) {
+    if (!(await followEmail(store, identity, userId, now, context))) return { ok: false, code: 'email_in_use' };
+    return start(userId, false);
+  }
   if (!identity.allowSignUp) return { ok: false, code: 'sign_in_not_allowed' };
   const email = identity.email === null ? null : normaliseEmail(identity.email);
 

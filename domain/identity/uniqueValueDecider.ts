@@ -12,7 +12,8 @@ import { DomainError } from '../errors.ts';
  * over. A value is released when the user is deleted or renamed, and can then be reserved again.
  */
 
-export type UniqueKind = 'username' | 'email';
+/** `external`: an OAuth2 (client id, sub) or LDAP unique id linked to a user (see externalIdentityKey). */
+export type UniqueKind = 'username' | 'email' | 'external';
 
 export type UniqueValueReserved = DomainEvent<
   'UniqueValueReserved',
@@ -48,7 +49,9 @@ export type UniqueValueState = { readonly holder: string | null; readonly since:
 export const takenError = (kind: UniqueKind): DomainError =>
   kind === 'username'
     ? new DomainError('username_taken', 'Username already exists', 'conflict')
-    : new DomainError('email_taken', 'Email already exists', 'conflict');
+    : kind === 'email'
+      ? new DomainError('email_taken', 'Email already exists', 'conflict')
+      : new DomainError('external_identity_taken', 'This external identity already signs in as another user', 'conflict');
 
 const decide = (c: UniqueValueCommand, state: UniqueValueState): UniqueValueEvent[] => {
   const data = { kind: c.kind, value: c.value, userId: c.userId, at: c.now };

@@ -3,12 +3,12 @@ import { normaliseEmail } from './email.ts';
 import type { UniqueKind } from './uniqueValueDecider.ts';
 import { usernameKey } from './username.ts';
 
-/** The form under which a value is unique: emails trimmed+lower-cased, usernames case-folded. */
+/** The form under which a value is unique: emails trimmed+lower-cased, usernames case-folded, external keys as built. */
 export const normaliseUniqueValue = (kind: UniqueKind, value: string): string =>
-  kind === 'email' ? normaliseEmail(value) : usernameKey(value);
+  kind === 'email' ? normaliseEmail(value) : kind === 'username' ? usernameKey(value) : value;
 
 /**
- * `username-<sha256>` / `email-<sha256>` of the normalised value: a fixed-length name whatever the
+ * `username-<sha256>` / `email-<sha256>` / `external-<sha256>` of the normalised value: a fixed-length name whatever the
  * value holds (spaces, `-`, unicode), and no address in stream names, which are listed and logged
  * more freely than event bodies.
  */

@@ -3,6 +3,7 @@ import type { EventStore } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { handleCommand } from '../handleCommand.ts';
 import { loadState } from '../readAndFold.ts';
+import { externalIdentityKey } from './externalIdentityKey.ts';
 import { loadUser } from './loadUser.ts';
 import type { UniqueKind, UniqueValueState } from './uniqueValueDecider.ts';
 import { uniqueValueDecider } from './uniqueValueDecider.ts';
@@ -19,14 +20,21 @@ export const RESERVATION_GRACE_MS = 2 * 60 * 1000;
 const readReservation = async (store: EventStore, kind: UniqueKind, value: string): Promise<UniqueValueState> =>
   loadState(store, uniqueValueStream(kind, value), uniqueValueDecider);
 
-/** The user holding an email or username, straight from the log (no projection lag), or null. */
+/** The user holding an email, username or external identity, straight from the log (no projection lag), or null. */
 export const uniqueValueHolder = async (store: EventStore, kind: UniqueKind, value: string): Promise<string | null> =>
   (await readReservation(store, kind, value)).holder;
 
 const isAbandoned = async (store: EventStore, kind: UniqueKind, value: string, reservation: UniqueValueState, now: string) => {
   const user = await loadUser(store, reservation.holder!);
   if (user.status === 'deleted') return true;
-  const claimed = user.profile === null ? null : kind === 'email' ? user.profile.email : user.profile.username;
+  const claimed =
+    user.profile === null
+      ? null
+      : kind === 'email'
+        ? user.profile.email
+        : kind === 'username'
+          ? user.profile.username
+          : externalIdentityKey(user.profile.authMethod, user.external);
   if (claimed !== null && normaliseUniqueValue(kind, claimed) === value) return false;
   return Date.parse(now) - Date.parse(reservation.since ?? now) > RESERVATION_GRACE_MS;
 };

@@ -4,10 +4,12 @@ import type {
   ChangePassword,
   ChangeRole,
   CreateUser,
+  LinkExternalIdentity,
   LogIn,
   RefreshSession,
   ResetPassword,
   StartSession,
+  SyncEmail,
   UserCommand,
 } from './commands.ts';
 import { cleanEmail } from './email.ts';
@@ -21,6 +23,7 @@ import type { ActiveSession, UserProfile, UserState } from './userState.ts';
 const initialState = (): UserState => ({
   status: 'absent',
   profile: null,
+  external: { oauth2ClientId: null, oauth2UserId: null, ldapUniqueId: null },
   passwordHash: null,
   passwordNeedsReset: false,
   failedAttempts: 0,
@@ -53,12 +56,19 @@ const evolve = (state: UserState, event: UserEvent): UserState => {
         ...initialState(),
         status: 'active',
         profile: { userId: d.userId, username: d.username, email: d.email, role: d.role, authMethod: d.authMethod, builtIn: d.builtIn },
+        external: { oauth2ClientId: d.oauth2ClientId, oauth2UserId: d.oauth2UserId, ldapUniqueId: d.ldapUniqueId },
         passwordHash: d.passwordHash,
         passwordNeedsReset: d.passwordNeedsReset,
       };
     }
     case 'UsernameChanged':
       return withProfile(state, { username: event.data.username });
+    case 'ExternalIdentityLinked': {
+      const d = event.data;
+      return { ...state, external: { oauth2ClientId: d.oauth2ClientId, oauth2UserId: d.oauth2UserId, ldapUniqueId: d.ldapUniqueId } };
+    }
+    case 'EmailChanged':
+      return withProfile(state, { email: event.data.email });
     case 'RoleChanged':
       return withProfile(state, { role: event.data.role });
     case 'PasswordChanged':
@@ -112,11 +122,46 @@ const revokeSessions = (state: UserState, userId: string, reason: SessionsRevoke
 
 /** OAuth2 and LDAP identifiers come from identity providers: ids, never essays. */
 const EXTERNAL_ID_MAX_LENGTH = 512;
-const externalIds = (c: CreateUser): [string, string | null][] => [
+const externalIds = (c: CreateUser | LinkExternalIdentity): [string, string | null][] => [
   ['OAuth2 client id', c.oauth2ClientId ?? null],
   ['OAuth2 user id', c.oauth2UserId ?? null],
   ['LDAP unique id', c.ldapUniqueId ?? null],
 ];
+
+const checkExternalIds = (c: CreateUser | LinkExternalIdentity): void => {
+  for (const [field, value] of externalIds(c)) {
+    const problem = value === null ? null : textProblem(value, { maxLength: EXTERNAL_ID_MAX_LENGTH });
+    if (problem !== null) throw new DomainError('external_id_invalid', `${field} ${problem}`, 'invalid');
+  }
+};
+
+/** An external login acts only on a user of its own kind. */
+const requireExternal = (state: UserState, via: StartSession['via']): UserProfile => {
+  const user = requireUser(state);
+  if (user.authMethod !== (via === 'oauth2' ? 'OAUTH2' : 'LDAP')) {
+    throw new DomainError('session_method_mismatch', `User does not sign in through ${via}`, 'invalid');
+  }
+  return user;
+};
+
+const linkExternalIdentity = (c: LinkExternalIdentity, state: UserState): UserEvent[] => {
+  const user = requireExternal(state, c.via);
+  checkExternalIds(c);
+  const ids = { oauth2ClientId: c.oauth2ClientId, oauth2UserId: c.oauth2UserId, ldapUniqueId: c.ldapUniqueId };
+  const same =
+    ids.oauth2ClientId === state.external.oauth2ClientId &&
+    ids.oauth2UserId === state.external.oauth2UserId &&
+    ids.ldapUniqueId === state.external.ldapUniqueId;
+  if (same) return [];
+  return [{ type: 'ExternalIdentityLinked', data: { userId: user.userId, via: c.via, provider: c.provider, ...ids, at: c.now } }];
+};
+
+const syncEmail = (c: SyncEmail, state: UserState): UserEvent[] => {
+  const user = requireExternal(state, c.via);
+  const email = cleanEmail(c.email);
+  if (email === user.email) return [];
+  return [{ type: 'EmailChanged', data: { userId: user.userId, email, previousEmail: user.email, syncedFrom: c.via, at: c.now } }];
+};
 
 const createUser = (c: CreateUser, state: UserState): UserEvent[] => {
   if (state.status !== 'absent') throw new DomainError('user_exists', 'User already exists', 'conflict');
@@ -124,10 +169,7 @@ const createUser = (c: CreateUser, state: UserState): UserEvent[] => {
   const username = cleanUsername(c.username);
   const email = c.email === null ? null : cleanEmail(c.email, { builtIn: builtIn !== null });
   if (email === null && c.authMethod !== 'LDAP') throw new DomainError('email_required', 'Email is required', 'invalid');
-  for (const [field, value] of externalIds(c)) {
-    const problem = value === null ? null : textProblem(value, { maxLength: EXTERNAL_ID_MAX_LENGTH });
-    if (problem !== null) throw new DomainError('external_id_invalid', `${field} ${problem}`, 'invalid');
-  }
+  checkExternalIds(c);
   if ((c.role === 'SYSTEM') !== (builtIn === 'system')) {
     throw new DomainError('system_role_forbidden', 'Cannot create users with SYSTEM role', 'invalid');
   }
@@ -218,10 +260,7 @@ const logIn = (c: LogIn, state: UserState): UserEvent[] => {
 };
 
 const startSession = (c: StartSession, state: UserState): UserEvent[] => {
-  const user = requireUser(state);
-  if (user.authMethod !== (c.via === 'oauth2' ? 'OAUTH2' : 'LDAP')) {
-    throw new DomainError('session_method_mismatch', `User does not sign in through ${c.via}`, 'invalid');
-  }
+  const user = requireExternal(state, c.via);
   if (c.lockout !== undefined && isLocked(state, c.now, c.lockout)) throw new DomainError('account_locked', LOCKED_MESSAGE, 'locked');
   // A success ends the count of failed attempts, as a password login's does.
   const succeeded: UserEvent[] = state.failedAttempts > 0 ? [{ type: 'LoginSucceeded', data: { userId: user.userId, at: c.now } }] : [];
@@ -287,6 +326,10 @@ const decide = (command: UserCommand, state: UserState): UserEvent[] => {
       return logIn(command, state);
     case 'StartSession':
       return startSession(command, state);
+    case 'LinkExternalIdentity':
+      return linkExternalIdentity(command, state);
+    case 'SyncEmail':
+      return syncEmail(command, state);
     case 'RefreshSession':
       return refreshSession(command, state);
     case 'LogOut':

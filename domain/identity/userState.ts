@@ -19,10 +19,18 @@ export type ActiveSession = {
   readonly refreshExpiresAt: string;
 };
 
+/** The provider ids the user signs in with (from UserCreated, then ExternalIdentityLinked). */
+export type ExternalIds = {
+  readonly oauth2ClientId: string | null;
+  readonly oauth2UserId: string | null;
+  readonly ldapUniqueId: string | null;
+};
+
 /** Everything the user decider needs to judge a command; folded from the user's own stream only. */
 export type UserState = {
   readonly status: 'absent' | 'active' | 'deleted';
   readonly profile: UserProfile | null;
+  readonly external: ExternalIds;
   readonly passwordHash: string | null;
   readonly passwordNeedsReset: boolean;
   /** Failed logins since the last success, lock or password change. */

@@ -89,6 +89,8 @@ export const applyAuthEvent = (state: AuthState, event: DomainEvent): void => {
     }
     case 'UsernameChanged':
       return update(state, e.data.userId, { username: e.data.username });
+    case 'EmailChanged':
+      return update(state, e.data.userId, { email: e.data.email });
     case 'RoleChanged':
       return update(state, e.data.userId, { role: e.data.role });
     case 'PasswordChanged':
@@ -131,6 +133,7 @@ export const applyAuthEvent = (state: AuthState, event: DomainEvent): void => {
     case 'LoginSucceeded':
     case 'LoginFailed':
     case 'AccountLocked':
+    case 'ExternalIdentityLinked':
       return;
   }
 };

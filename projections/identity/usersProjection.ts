@@ -9,6 +9,8 @@ import { usersMigrations } from './usersMigrations.ts';
 const USER_EVENTS = new Set<string>([
   'UserCreated',
   'UsernameChanged',
+  'ExternalIdentityLinked',
+  'EmailChanged',
   'PasswordChanged',
   'RoleChanged',
   'UserDeleted',
@@ -43,6 +45,19 @@ const applyOne = async (tx: DatabaseTransactionConnection, stored: StoredEvent):
     case 'UsernameChanged':
       await tx.query(
         sql.unsafe`UPDATE users SET username = ${storedText(event.data.username)}, updated_at = ${event.data.at}::timestamptz WHERE user_id = ${event.data.userId}`,
+      );
+      return;
+    case 'ExternalIdentityLinked': {
+      const d = event.data;
+      await tx.query(sql.unsafe`
+        UPDATE users SET oauth2_client_id = ${storedOptionalText(d.oauth2ClientId)}, oauth2_user_id = ${storedOptionalText(d.oauth2UserId)},
+                         ldap_unique_id = ${storedOptionalText(d.ldapUniqueId)}, updated_at = ${d.at}::timestamptz
+         WHERE user_id = ${d.userId}`);
+      return;
+    }
+    case 'EmailChanged':
+      await tx.query(
+        sql.unsafe`UPDATE users SET email = ${storedText(event.data.email)}, updated_at = ${event.data.at}::timestamptz WHERE user_id = ${event.data.userId}`,
       );
       return;
     case 'RoleChanged':

@@ -66,6 +66,21 @@ const login = (deps: AppDeps) => async (ctx: Koa.Context) => {
   ctx.redirect(client.buildAuthorizationUrl(configuration, parameters).href);
 };
 
+/**
+ * Whether the token endpoint answered without an ID token: a plain OAuth2 server, or one that did
+ * not grant `openid`. openid-client refuses such a response (we always expect one) with an error
+ * whose cause carries the response body.
+ */
+const lacksIdToken = (error: unknown): boolean => {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const body = (e.cause as { body?: unknown } | undefined)?.body;
+    if (typeof body === 'object' && body !== null && /id_token/.test(e.message)) {
+      return typeof (body as { id_token?: unknown }).id_token !== 'string';
+    }
+  }
+  return false;
+};
+
 /** ID token claims, completed from userinfo when they lack what the paths need; the ID token wins. */
 const claimsOf = async (
   configuration: client.Configuration,
@@ -114,11 +129,7 @@ const callback = (deps: AppDeps) => async (ctx: Koa.Context) => {
     claims = await claimsOf(configuration, provider, tokens);
   } catch (error) {
     const code: OAuth2ErrorCode =
-      error instanceof client.ResponseBodyError
-        ? 'oauth_error'
-        : error instanceof Error && /id_token/.test(error.message) && /missing|expected/i.test(error.message)
-          ? 'no_oidc_support'
-          : 'auth_failed';
+      error instanceof client.ResponseBodyError ? 'oauth_error' : lacksIdToken(error) ? 'no_oidc_support' : 'auth_failed';
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
     deps.logger.warn(
       { idp: provider.name, code, err: `${error instanceof Error ? error.message : String(error)}${cause}` },
@@ -150,6 +161,7 @@ const callback = (deps: AppDeps) => async (ctx: Koa.Context) => {
         allowSignUp: provider.allowSignUp,
         oauth2ClientId: provider.clientId,
         oauth2UserId: sub,
+        provider: provider.name,
       },
       session,
       now.toISOString(),

@@ -13,12 +13,14 @@ import { startTestServer, type TestServer } from '../../support/testServer.ts';
  *   `admins` allowed, role `roles[0]` through a mapping, strict.
  * - `gamma` (provider A): client_secret_post, sign-up off, no role path.
  * - `delta` (provider A): the email from `preferred_username`, the role from a conditional expression.
+ * - `epsilon` (provider A): a client the provider grants everything but `openid`, so its token
+ *   response has no ID token (a plain OAuth2 server) → `no_oidc_support`.
  */
 type Ctx = { server: TestServer; a: OidcPeer; b: OidcPeer; admin: Credentials; appHost: string };
 const test = suite<Ctx>('oauth2 logins', {} as Ctx);
 
 test.before(async (ctx) => {
-  ctx.a = await startOidcProvider({ idTokenHasClaims: true });
+  ctx.a = await startOidcProvider({ idTokenHasClaims: true, withholdOpenidFrom: ['epsilon-client'] });
   ctx.b = await startOidcProvider({ idTokenHasClaims: false });
   const env = authEnv({
     SERVICE_OAUTH2_ALPHA_CLIENT_ID: 'alpha-client',
@@ -46,6 +48,9 @@ test.before(async (ctx) => {
     SERVICE_OAUTH2_DELTA_OIDC_CONFIG_URL: ctx.a.configUrl,
     SERVICE_OAUTH2_DELTA_EMAIL_ATTRIBUTE_PATH: 'preferred_username',
     SERVICE_OAUTH2_DELTA_ROLE_ATTRIBUTE_PATH: "contains(teams || `[]`, 'ops') && 'ADMIN' || 'MEMBER'",
+    SERVICE_OAUTH2_EPSILON_CLIENT_ID: 'epsilon-client',
+    SERVICE_OAUTH2_EPSILON_CLIENT_SECRET: 'epsilon-secret-value-1',
+    SERVICE_OAUTH2_EPSILON_OIDC_CONFIG_URL: ctx.a.configUrl,
   });
   ctx.server = await startTestServer({ env });
   ctx.admin = { bearer: env.SERVICE_ADMIN_SECRET };
@@ -60,6 +65,7 @@ test.before(async (ctx) => {
       redirect_uris: [callback('gamma')],
     },
     { client_id: 'delta-client', client_secret: 'delta-secret-value-1', redirect_uris: [callback('delta')] },
+    { client_id: 'epsilon-client', client_secret: 'epsilon-secret-value-1', redirect_uris: [callback('epsilon')] },
   ]);
   ctx.b.configure([{ client_id: 'beta-client', token_endpoint_auth_method: 'none', redirect_uris: [callback('beta')] }]);
 });
@@ -94,7 +100,15 @@ const me = async (ctx: Ctx, as: Credentials | null) => {
   assert.ok(as, 'a session cookie was set');
   const reply = await callAs(ctx.server, 'GET', '/v1/user', { as });
   assert.is(reply.status, 200);
-  return reply.body.data as { username: string; email: string; role: string; auth_method: string };
+  return reply.body.data as {
+    id: string;
+    username: string;
+    email: string;
+    role: string;
+    auth_method: string;
+    oauth2_client_id?: string;
+    oauth2_user_id?: string;
+  };
 };
 
 const eventsOf = async (ctx: Ctx, type: string): Promise<Record<string, unknown>[]> =>
@@ -206,6 +220,60 @@ test('sign-up off: an unknown user and a local-password user are refused; an adm
   assert.is(again.error, null);
   const user = await me(ctx, again.as);
   assert.equal([user.username, user.role, user.auth_method], ['gus', 'MEMBER', 'OAUTH2']);
+});
+
+test('sign-up off: the user linked by email keeps signing in after its email changes at the provider; a clash with another account is email_in_use', async (ctx) => {
+  // `gus` was created by an admin and linked by email on its first gamma login (the test above).
+  const linked = await loginVia(ctx, 'gamma', ctx.a, { sub: 'gu-1', email: 'gus@example.com', name: 'Gus' });
+  const before = await me(ctx, linked.as);
+  assert.equal([before.oauth2_client_id, before.oauth2_user_id], ['gamma-client', 'gu-1'], 'the provider and sub are recorded');
+  assert.ok(
+    (await eventsOf(ctx, 'ExternalIdentityLinked')).some((d) => d.provider === 'gamma' && d.oauth2UserId === 'gu-1'),
+    'an ExternalIdentityLinked event names the IdP',
+  );
+  const moved = await loginVia(ctx, 'gamma', ctx.a, { sub: 'gu-1', email: 'Gus.Renamed@Example.com', name: 'Gus' });
+  assert.is(moved.error, null, 'matched by sub, not by the (new, unknown) email');
+  const after = await me(ctx, moved.as);
+  assert.equal([after.id, after.email, after.username, after.role], [before.id, 'gus.renamed@example.com', 'gus', 'MEMBER']);
+  assert.ok(
+    (await eventsOf(ctx, 'EmailChanged')).some(
+      (d) => d.email === 'gus.renamed@example.com' && d.previousEmail === 'gus@example.com' && d.syncedFrom === 'oauth2',
+    ),
+  );
+  const clash = await loginVia(ctx, 'gamma', ctx.a, { sub: 'gu-1', email: 'lola@example.com', name: 'Gus' });
+  assert.is(clash.error, 'email_in_use');
+  assert.is(clash.as, null);
+  const users = await callAs(ctx.server, 'GET', '/v1/users', { as: ctx.admin });
+  const emails = (users.body.data as { email: string }[]).map((u) => u.email);
+  assert.ok(emails.includes('gus.renamed@example.com') && emails.includes('lola@example.com'), 'nothing changed');
+  const someoneElse = await loginVia(ctx, 'gamma', ctx.a, { sub: 'gu-2', email: 'gus.renamed@example.com', name: 'Impostor' });
+  assert.is(someoneElse.error, 'sign_in_not_allowed', 'another sub under the same client is another person');
+});
+
+test('sign-up on: a user found by sub takes the email the provider now reports', async (ctx) => {
+  const first = await loginVia(ctx, 'alpha', ctx.a, { sub: 'zed-1', email: 'zed@example.com', name: 'Zed', role: 'member' });
+  const before = await me(ctx, first.as);
+  const moved = await loginVia(ctx, 'alpha', ctx.a, { sub: 'zed-1', email: 'zed@new.example.com', name: 'Zed', role: 'member' });
+  assert.is(moved.error, null);
+  const after = await me(ctx, moved.as);
+  assert.equal([after.id, after.email], [before.id, 'zed@new.example.com']);
+  const fresh = await loginVia(ctx, 'alpha', ctx.a, { sub: 'zed-2', email: 'zed@example.com', name: 'Zed Two', role: 'member' });
+  assert.is(fresh.error, null, 'the old address is free for someone else');
+  assert.is.not((await me(ctx, fresh.as)).id, before.id);
+});
+
+test('a provider that issues no ID token (openid not granted: plain OAuth2) fails with no_oidc_support', async (ctx) => {
+  const asked = ctx.a.requests.length;
+  const result = await loginVia(ctx, 'epsilon', ctx.a, { sub: 'oa-1', email: 'oa@example.com', name: 'Plain' });
+  assert.is(result.error, 'no_oidc_support');
+  assert.is(result.landed, '/login?error=no_oidc_support');
+  assert.is(result.nav.hops.at(-1)!.status, 307);
+  assert.is(result.as, null);
+  assert.ok(
+    ctx.a.requests.slice(asked).some((path) => path.startsWith('/token')),
+    'the token endpoint was asked (the failure is its answer, not the flow before it)',
+  );
+  assert.match(ctx.server.logLines.join('\n'), /no_oidc_support/);
 });
 
 test('sign-up on: an email held by a local user is email_in_use (never taken over)', async (ctx) => {

@@ -7,6 +7,7 @@ import { handleUserCommand } from '../../../domain/identity/handleUserCommand.ts
 import { loadUser } from '../../../domain/identity/loadUser.ts';
 import { type ExternalIdentity, signInExternally } from '../../../domain/identity/signInExternally.ts';
 import { deleteUser } from '../../../domain/identity/deleteUser.ts';
+import { uniqueValueHolder } from '../../../domain/identity/uniqueValues.ts';
 import { memoryEventStore } from '../../support/memoryEventStore.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -232,6 +233,139 @@ test('LDAP no-email mode; a deleted external user signs up again as a new user',
   await deleteUser(store, { type: 'DeleteUser', userId: first.userId, now: NOW }, context);
   const second = await signInExternally(store, ldap, session(), NOW, context);
   assert.ok(second.ok && second.created && second.userId !== first.userId);
+});
+
+const provisionOAuth2 = (store: EventStore, userId: string, email: string, ids: { oauth2ClientId?: string; oauth2UserId?: string } = {}) =>
+  createUser(
+    store,
+    {
+      type: 'CreateUser',
+      userId,
+      username: userId,
+      email,
+      role: 'MEMBER',
+      authMethod: 'OAUTH2',
+      passwordHash: null,
+      passwordNeedsReset: false,
+      ...ids,
+      now: NOW,
+    },
+    context,
+  );
+
+test('sign-up off: the first login by email links the provider and sub (ExternalIdentityLinked); after the email changes at the provider the same user signs in and takes the new email', async () => {
+  const { store } = memoryEventStore();
+  await provisionOAuth2(store, 'pre1', 'ann@example.com');
+  const gamma: ExternalIdentity = { ...ann, allowSignUp: false, provider: 'gamma' };
+  const first = await signInExternally(store, gamma, session(), NOW, context);
+  assert.equal(first.ok && first.userId, 'pre1');
+  const linked = (await store.readStream('user-pre1')).find((e) => e.type === 'ExternalIdentityLinked');
+  assert.equal(linked?.data, {
+    userId: 'pre1',
+    via: 'oauth2',
+    provider: 'gamma',
+    oauth2ClientId: 'client',
+    oauth2UserId: 'sub-1',
+    ldapUniqueId: null,
+    at: NOW,
+  });
+  assert.equal((await loadUser(store, 'pre1')).external, { oauth2ClientId: 'client', oauth2UserId: 'sub-1', ldapUniqueId: null });
+  const moved = await signInExternally(store, { ...gamma, email: 'Ann.New@Example.com' }, session(), NOW, context);
+  assert.equal(moved.ok && [moved.userId, moved.created], ['pre1', false]);
+  assert.is((await loadUser(store, 'pre1')).profile!.email, 'ann.new@example.com');
+  const changed = (await store.readStream('user-pre1')).find((e) => e.type === 'EmailChanged');
+  assert.equal(changed?.data, {
+    userId: 'pre1',
+    email: 'ann.new@example.com',
+    previousEmail: 'ann@example.com',
+    syncedFrom: 'oauth2',
+    at: NOW,
+  });
+  assert.is(await uniqueValueHolder(store, 'email', 'ann.new@example.com'), 'pre1');
+  assert.is(await uniqueValueHolder(store, 'email', 'ann@example.com'), null, 'the old address is free again');
+  assert.equal(await typesOf(store, 'pre1'), ['UserCreated', 'ExternalIdentityLinked', 'SessionStarted', 'EmailChanged', 'SessionStarted']);
+  const third = await signInExternally(store, { ...gamma, email: 'ann.new@example.com' }, session(), NOW, context);
+  assert.equal(third.ok && third.userId, 'pre1');
+  assert.equal((await typesOf(store, 'pre1')).slice(-1), ['SessionStarted'], 'nothing to link or change any more');
+});
+
+test('sign-up on: a created user found by sub takes a changed email; an email another account holds is email_in_use and changes nothing', async () => {
+  const { store } = memoryEventStore();
+  const first = await signInExternally(store, ann, session(), NOW, context);
+  if (!first.ok) throw new Error('created');
+  const moved = await signInExternally(store, { ...ann, email: 'ann@new.example.com' }, session(), NOW, context);
+  assert.equal(moved.ok && [moved.userId, moved.created], [first.userId, false]);
+  assert.is((await loadUser(store, first.userId)).profile!.email, 'ann@new.example.com');
+  await provisionOAuth2(store, 'bea', 'bea@example.com');
+  const clash = await signInExternally(store, { ...ann, email: 'BEA@example.com' }, session(), NOW, context);
+  assert.equal(clash, { ok: false, code: 'email_in_use' });
+  assert.is((await loadUser(store, first.userId)).profile!.email, 'ann@new.example.com');
+  assert.is(await uniqueValueHolder(store, 'email', 'bea@example.com'), 'bea');
+  const clashOff = await signInExternally(store, { ...ann, allowSignUp: false, email: 'bea@example.com' }, session(), NOW, context);
+  assert.equal(clashOff, { ok: false, code: 'email_in_use' }, 'a known user is refused for the clash, not for sign-up');
+});
+
+test('sign-up off: a user linked through one client moves to another client that matches it by email (one OAuth2 identity at a time); the old one no longer finds it', async () => {
+  const { store } = memoryEventStore();
+  await provisionOAuth2(store, 'pre1', 'ann@example.com');
+  const viaX: ExternalIdentity = { ...ann, allowSignUp: false, key: 'x\u0000s-x', oauth2ClientId: 'x', oauth2UserId: 's-x', provider: 'x' };
+  const viaY: ExternalIdentity = { ...ann, allowSignUp: false, key: 'y\u0000s-y', oauth2ClientId: 'y', oauth2UserId: 's-y', provider: 'y' };
+  assert.equal((await signInExternally(store, viaX, session(), NOW, context)).ok, true);
+  assert.equal((await signInExternally(store, viaY, session(), NOW, context)).ok, true);
+  assert.equal((await loadUser(store, 'pre1')).external, { oauth2ClientId: 'y', oauth2UserId: 's-y', ldapUniqueId: null });
+  const xMoved = await signInExternally(store, { ...viaX, email: 'elsewhere@example.com' }, session(), NOW, context);
+  assert.equal(xMoved, { ok: false, code: 'sign_in_not_allowed' }, 'x is no longer linked, and its new email matches nobody');
+  const sameClientOtherSub = await signInExternally(
+    store,
+    { ...viaY, key: 'y\u0000s-other', oauth2UserId: 's-other' },
+    session(),
+    NOW,
+    context,
+  );
+  assert.equal(sameClientOtherSub, { ok: false, code: 'sign_in_not_allowed' }, 'another sub under the same client is another person');
+});
+
+test('deleting a linked user frees its identity: the provider then signs up a new user', async () => {
+  const { store } = memoryEventStore();
+  await provisionOAuth2(store, 'pre1', 'ann@example.com');
+  assert.ok((await signInExternally(store, { ...ann, allowSignUp: false }, session(), NOW, context)).ok);
+  await deleteUser(store, { type: 'DeleteUser', userId: 'pre1', now: NOW }, context);
+  const again = await signInExternally(store, ann, session(), NOW, context);
+  assert.ok(again.ok && again.created && again.userId !== 'pre1');
+});
+
+test('LDAP with a unique id: a user found by email gets the unique id linked; later a changed email follows it', async () => {
+  const { store } = memoryEventStore();
+  await createUser(
+    store,
+    {
+      type: 'CreateUser',
+      userId: 'l1',
+      username: 'lu',
+      email: 'lu@example.com',
+      role: 'VIEWER',
+      authMethod: 'LDAP',
+      passwordHash: null,
+      passwordNeedsReset: false,
+      now: NOW,
+    },
+    context,
+  );
+  const ldap: ExternalIdentity = {
+    method: 'LDAP',
+    key: 'uuid-a',
+    email: 'lu@example.com',
+    username: 'Lu',
+    role: 'MEMBER',
+    allowSignUp: false,
+    ldapUniqueId: 'UUID-A',
+  };
+  const first = await signInExternally(store, ldap, session(), NOW, context);
+  assert.equal(first.ok && first.userId, 'l1');
+  assert.is((await loadUser(store, 'l1')).external.ldapUniqueId, 'UUID-A');
+  const moved = await signInExternally(store, { ...ldap, email: 'lu.moved@example.com', ldapUniqueId: 'uuid-a' }, session(), NOW, context);
+  assert.equal(moved.ok && moved.userId, 'l1');
+  assert.is((await loadUser(store, 'l1')).profile!.email, 'lu.moved@example.com');
 });
 
 test.run();
