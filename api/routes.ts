@@ -6,6 +6,7 @@ import type { RouteDef } from './http/route.ts';
 import { annotationConfigRoutes } from './rest/annotations/annotationConfigRoutes.ts';
 import { annotationRoutes } from './rest/annotations/annotationRoutes.ts';
 import { apiKeyRoutes } from './rest/apiKeys/apiKeyRoutes.ts';
+import { datasetChangeRoutes } from './rest/datasets/datasetChangeRoutes.ts';
 import { datasetExportRoutes } from './rest/datasets/datasetExportRoutes.ts';
 import { datasetLabelRoutes } from './rest/datasets/datasetLabelRoutes.ts';
 import { datasetRoutes } from './rest/datasets/datasetRoutes.ts';
@@ -34,6 +35,7 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...annotationConfigRoutes(deps),
   ...promptRoutes(deps),
   ...datasetRoutes(deps),
+  ...datasetChangeRoutes(deps),
   ...datasetExportRoutes(deps),
   ...datasetLabelRoutes(deps),
   ...experimentRoutes(deps),

@@ -38,6 +38,11 @@ const decide = (c: DatasetCommand, state: DatasetState): DatasetEvent[] => {
         created.push({ type: 'DatasetCreated', data: { datasetId: c.datasetId, ...c.create } });
       } else if (state.versionIds.includes(c.versionId)) return [];
       checkDescription('version_description', c.description);
+      // One change per example in a version: its revision at that version is then unambiguous.
+      const seen = new Set<string>();
+      const repeated = [...c.patched.map((p) => p.exampleId), ...c.deleted].find((id) => seen.size === seen.add(id).size);
+      if (repeated !== undefined)
+        throw new DomainError('example_changed_twice', `Example ${repeated} is patched or deleted more than once in one version`);
       const changes = c.added.length + c.patched.length + c.deleted.length;
       if (changes === 0 && c.uploadId === null)
         throw new DomainError('empty_version', 'A version must add, change or delete at least one example');

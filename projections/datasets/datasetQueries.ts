@@ -26,6 +26,9 @@ const versionRow = z.object({
 });
 export type DatasetVersionRow = z.infer<typeof versionRow>;
 
+const versionWithChangesRow = versionRow.extend({ num_created: z.number(), num_patched: z.number(), num_deleted: z.number() });
+export type DatasetVersionWithChangesRow = z.infer<typeof versionWithChangesRow>;
+
 const exampleRow = z.object({
   id: z.bigint().transform(Number),
   example_id: z.string(),
@@ -93,12 +96,19 @@ export const findDataset = (
 const versionColumns = sql.fragment`v.id, v.version_id::text AS version_id, v.dataset_id::text AS dataset_id, v.description, v.metadata,
   ${micros('v.created_at')} AS created_us`;
 
+/** What a version changed: its revisions by kind (one revision per example it touched). */
+const changeCounts = sql.fragment`CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE r.kind = 'CREATE')::int AS num_created, count(*) FILTER (WHERE r.kind = 'PATCH')::int AS num_patched,
+      count(*) FILTER (WHERE r.kind = 'DELETE')::int AS num_deleted
+    FROM dataset_example_revisions r WHERE r.dataset_id = v.dataset_id AND r.version_row = v.id) c`;
+
+/** Newest first from `cursor` (inclusive); `limit + 1` rows, each with how many examples it created, patched and deleted. */
 export const listDatasetVersions = (
   db: CommonQueryMethods,
   q: { readonly datasetId: string; readonly cursor: number | null; readonly limit: number },
-): Promise<readonly DatasetVersionRow[]> =>
-  db.any(sql.type(versionRow)`
-    SELECT ${versionColumns} FROM dataset_versions v
+): Promise<readonly DatasetVersionWithChangesRow[]> =>
+  db.any(sql.type(versionWithChangesRow)`
+    SELECT ${versionColumns}, c.num_created, c.num_patched, c.num_deleted FROM dataset_versions v ${changeCounts}
     WHERE v.dataset_id = ${q.datasetId} ${q.cursor !== null ? sql.fragment`AND v.id <= ${q.cursor}` : sql.fragment``}
     ORDER BY v.id DESC LIMIT ${q.limit + 1}`);
 
@@ -139,6 +149,40 @@ export const examplesAtVersion = (
       ${q.afterRow != null ? sql.fragment`AND e.id > ${q.afterRow}` : sql.fragment``}
     ORDER BY e.id ${q.limit != null ? sql.fragment`LIMIT ${q.limit}` : sql.fragment``}`);
 
+const changeRow = z.object({
+  id: z.bigint().transform(Number),
+  external_id: z.string().nullable(),
+  kind: z.enum(['CREATE', 'PATCH', 'DELETE']),
+  input: json,
+  output: json,
+  metadata: json,
+  before_input: json.nullable(),
+  before_output: json.nullable(),
+  before_metadata: json.nullable(),
+});
+export type DatasetExampleChangeRow = z.infer<typeof changeRow>;
+
+/**
+ * The examples one version touched, by example row id from `afterRow` (exclusive), at most `limit`:
+ * the content it gave them (for a deletion, the content deleted) and, for a patch, the content before.
+ */
+export const versionChanges = (
+  db: CommonQueryMethods,
+  q: { readonly datasetId: string; readonly versionRow: number; readonly afterRow: number | null; readonly limit: number },
+): Promise<readonly DatasetExampleChangeRow[]> =>
+  db.any(sql.type(changeRow)`
+    SELECT e.id, e.external_id, r.kind, r.input, r.output, r.metadata,
+      b.input AS before_input, b.output AS before_output, b.metadata AS before_metadata
+    FROM dataset_example_revisions r JOIN dataset_examples e ON e.example_id = r.example_id
+    LEFT JOIN LATERAL (
+      SELECT p.input, p.output, p.metadata FROM dataset_example_revisions p
+      WHERE r.kind = 'PATCH' AND p.example_id = r.example_id AND p.version_row < r.version_row
+      ORDER BY p.version_row DESC LIMIT 1
+    ) b ON true
+    WHERE r.dataset_id = ${q.datasetId} AND r.version_row = ${q.versionRow}
+      ${q.afterRow !== null ? sql.fragment`AND e.id > ${q.afterRow}` : sql.fragment``}
+    ORDER BY e.id LIMIT ${q.limit}`);
+
 /** Example uuids of a dataset by their row ids (DatasetExample GlobalIDs) or external ids. */
 export const findDatasetExamples = (
   db: CommonQueryMethods,
@@ -167,6 +211,15 @@ export const labelsOfDataset = (db: CommonQueryMethods, datasetId: string): Prom
     SELECT ${labelColumns} FROM dataset_labels l JOIN dataset_label_links k ON k.label_id = l.id
     WHERE k.dataset_id = ${datasetId} ORDER BY l.name`);
 
+const splitColumns = (datasetId: string) => sql.fragment`
+  sp.id, sp.name, sp.description, sp.color, sp.metadata, ${micros('sp.created_at')} AS created_us, ${micros('sp.updated_at')} AS updated_us,
+  (SELECT count(*)::int FROM dataset_split_examples se JOIN dataset_examples e ON e.example_id = se.example_id
+    WHERE se.split_id = sp.id AND e.dataset_id = ${datasetId}) AS example_count`;
+
+/** Every split (they are global), by name; `example_count` counts the examples of `datasetId` only. */
+export const listDatasetSplits = (db: CommonQueryMethods, datasetId: string): Promise<readonly DatasetSplitRow[]> =>
+  db.any(sql.type(splitRow)`SELECT ${splitColumns(datasetId)} FROM dataset_splits sp ORDER BY sp.name`);
+
 /** A split by row id or name; `example_count` counts the examples of `datasetId` only. */
 export const findDatasetSplit = (
   db: CommonQueryMethods,
@@ -174,10 +227,7 @@ export const findDatasetSplit = (
   by: { readonly id: number } | { readonly name: string },
 ): Promise<DatasetSplitRow | null> =>
   db.maybeOne(sql.type(splitRow)`
-    SELECT sp.id, sp.name, sp.description, sp.color, sp.metadata, ${micros('sp.created_at')} AS created_us, ${micros('sp.updated_at')} AS updated_us,
-      (SELECT count(*)::int FROM dataset_split_examples se JOIN dataset_examples e ON e.example_id = se.example_id
-        WHERE se.split_id = sp.id AND e.dataset_id = ${datasetId}) AS example_count
-    FROM dataset_splits sp WHERE ${'id' in by ? sql.fragment`sp.id = ${by.id}` : sql.fragment`sp.name = ${by.name}`}`);
+    SELECT ${splitColumns(datasetId)} FROM dataset_splits sp WHERE ${'id' in by ? sql.fragment`sp.id = ${by.id}` : sql.fragment`sp.name = ${by.name}`}`);
 
 const tagRow = z.object({ id: z.bigint().transform(Number), name: z.string(), description: z.string().nullable() });
 export type ExperimentTagRow = z.infer<typeof tagRow>;

@@ -187,11 +187,16 @@ export const evaluationsOfExperiment = (db: CommonQueryMethods, experimentId: st
       ${micros('v.start_time')} AS start_us, ${micros('v.end_time')} AS end_us
     FROM experiment_evaluations v WHERE v.experiment_id = ${experimentId} ORDER BY v.id`);
 
-const exportRow = runRow.extend({ ...exampleFields });
+const tokens = z.bigint().transform(Number).nullable();
+const exportRow = runRow.extend({ ...exampleFields, prompt_tokens: tokens, completion_tokens: tokens });
 export type ExperimentExportRow = z.infer<typeof exportRow>;
 
-/** Every run with its example's content at the experiment's version, by run id. */
+/**
+ * Every run with its example's content at the experiment's version, by run id, and the tokens of
+ * the run's trace (its LLM spans' counts; null while the trace has not arrived).
+ */
 export const experimentExport = (db: CommonQueryMethods, experimentId: string): Promise<readonly ExperimentExportRow[]> =>
   db.any(sql.type(exportRow)`
-    SELECT ${runColumns}, ${exampleColumns('e')} FROM ${runFrom} ${revisionAt(sql.fragment`r.example_id`)}
+    SELECT ${runColumns}, ${exampleColumns('e')}, t.token_count_prompt AS prompt_tokens, t.token_count_completion AS completion_tokens
+    FROM ${runFrom} ${revisionAt(sql.fragment`r.example_id`)} LEFT JOIN traces t ON t.trace_id = r.trace_id
     WHERE r.experiment_id = ${experimentId} ORDER BY r.id`);

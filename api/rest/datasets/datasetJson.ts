@@ -5,6 +5,7 @@ import type {
   DatasetRow,
   DatasetSplitRow,
   DatasetVersionRow,
+  DatasetVersionWithChangesRow,
 } from '../../../projections/datasets/datasetQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { isoFromMicros } from '../common/pythonIsoTime.ts';
@@ -30,7 +31,18 @@ export const versionJson = (row: DatasetVersionRow) => ({
   created_at: isoFromMicros(row.created_us),
 });
 
-/** `id` is the external id when the example has one, `node_id` always the GlobalID (runs use it). */
+/** Loupe adds what the version changed (named as the upload's answer names it); clients of the reference ignore it. */
+export const versionWithChangesJson = (row: DatasetVersionWithChangesRow) => ({
+  ...versionJson(row),
+  num_created_examples: row.num_created,
+  num_updated_examples: row.num_patched,
+  num_deleted_examples: row.num_deleted,
+});
+
+/**
+ * `id` is the external id when the example has one, `node_id` always the GlobalID (runs use it).
+ * `splits` (the names of the example's splits) is Loupe's addition, as in the JSONL export.
+ */
 export const exampleJson = (row: DatasetExampleRow) => ({
   id: row.external_id ?? exampleGid(row.id),
   node_id: exampleGid(row.id),
@@ -42,6 +54,7 @@ export const exampleJson = (row: DatasetExampleRow) => ({
     row.span_id === null
       ? null
       : { span_id: row.span_id, span_node_id: row.span_rowid === null ? null : toGlobalId('Span', String(row.span_rowid)) },
+  splits: row.splits,
 });
 
 export const labelJson = (row: DatasetLabelRow) => ({

@@ -25,7 +25,7 @@ import { settle } from '../../http/settle.ts';
 import { boolParam, limitParam, repeated, single } from '../common/queryParams.ts';
 import { rejectNulChars } from '../common/rejectNulChars.ts';
 import { cursorOf } from '../tracing/tracingIds.ts';
-import { datasetGid, datasetJson, exampleJson, uploadBody, versionGid, versionJson } from './datasetJson.ts';
+import { datasetGid, datasetJson, exampleJson, uploadBody, versionGid, versionWithChangesJson } from './datasetJson.ts';
 import { anyGlobalId, datasetById, shown, versionOf } from './resolveDataset.ts';
 import { csvExamples, jsonlExamples, listedExamples, type UploadKeys } from './uploadParsers.ts';
 
@@ -277,7 +277,7 @@ export const datasetRoutes = (deps: AppDeps): RouteDef[] => [
     const dataset = await datasetById(deps, ctx.params.id!);
     const q = parseQuery(ctx, z.object({ cursor: single, limit: limitParam(10) }));
     const rows = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
-    ctx.body = pageOf(rows, q.limit, versionGid, versionJson);
+    ctx.body = pageOf(rows, q.limit, versionGid, versionWithChangesJson);
   }),
   datasetRoute('GET', '/v1/datasets/:id/examples', async (ctx) => {
     const dataset = await datasetById(deps, ctx.params.id!);

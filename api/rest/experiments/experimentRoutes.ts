@@ -346,8 +346,8 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => [
       start_time: isoFromMicros(r.start_us),
       end_time: isoFromMicros(r.end_us),
       trace_id: r.trace_id,
-      prompt_token_count: null,
-      completion_token_count: null,
+      prompt_token_count: r.prompt_tokens,
+      completion_token_count: r.completion_tokens,
       annotations: evaluations.filter((e) => e.run_id === r.run_id).map(evaluationJson),
     }));
   }),

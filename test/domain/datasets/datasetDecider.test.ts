@@ -47,6 +47,14 @@ test('given nothing, when an upload creates a dataset, then DatasetCreated and i
     .then([created, v1]);
 });
 
+test('given a dataset, when a version patches and deletes the same example, then it is refused', () => {
+  const exampleId = addVersion.deleted[0]!;
+  deciderSpec(datasetDecider)
+    .given([created, v1])
+    .when({ ...addVersion, patched: [{ exampleId, input: { q: 1 }, output: {}, metadata: {} }] })
+    .thenThrows('example_changed_twice');
+});
+
 test('given a dataset, when a version deletes an example, then a version and the deletion, appended together', () => {
   deciderSpec(datasetDecider)
     .given([created, v1])
