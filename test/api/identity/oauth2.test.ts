@@ -15,8 +15,12 @@ import { startTestServer, type TestServer } from '../../support/testServer.ts';
  * - `delta` (provider A): the email from `preferred_username`, the role from a conditional expression.
  * - `epsilon` (provider A): a client the provider grants everything but `openid`, so its token
  *   response has no ID token (a plain OAuth2 server) → `no_oidc_support`.
+ * - `zeta` (provider A): a confidential client (client_secret_basic) that also uses PKCE; the role
+ *   is a constant.
+ * - `eta` (provider A): strict without a mapping: the value must itself name a role.
+ * - a second server under the root path `/loupe`, with `alpha` as its only provider.
  */
-type Ctx = { server: TestServer; a: OidcPeer; b: OidcPeer; admin: Credentials; appHost: string };
+type Ctx = { server: TestServer; rooted: TestServer; a: OidcPeer; b: OidcPeer; admin: Credentials; appHost: string };
 const test = suite<Ctx>('oauth2 logins', {} as Ctx);
 
 test.before(async (ctx) => {
@@ -51,10 +55,28 @@ test.before(async (ctx) => {
     SERVICE_OAUTH2_EPSILON_CLIENT_ID: 'epsilon-client',
     SERVICE_OAUTH2_EPSILON_CLIENT_SECRET: 'epsilon-secret-value-1',
     SERVICE_OAUTH2_EPSILON_OIDC_CONFIG_URL: ctx.a.configUrl,
+    SERVICE_OAUTH2_ZETA_CLIENT_ID: 'zeta-client',
+    SERVICE_OAUTH2_ZETA_CLIENT_SECRET: 'zeta-secret-value-1',
+    SERVICE_OAUTH2_ZETA_USE_PKCE: 'true',
+    SERVICE_OAUTH2_ZETA_OIDC_CONFIG_URL: ctx.a.configUrl,
+    SERVICE_OAUTH2_ZETA_ROLE_ATTRIBUTE_PATH: "'member'",
+    SERVICE_OAUTH2_ETA_CLIENT_ID: 'eta-client',
+    SERVICE_OAUTH2_ETA_CLIENT_SECRET: 'eta-secret-value-1',
+    SERVICE_OAUTH2_ETA_OIDC_CONFIG_URL: ctx.a.configUrl,
+    SERVICE_OAUTH2_ETA_ROLE_ATTRIBUTE_PATH: 'role',
+    SERVICE_OAUTH2_ETA_ROLE_ATTRIBUTE_STRICT: 'true',
   });
   ctx.server = await startTestServer({ env });
   ctx.admin = { bearer: env.SERVICE_ADMIN_SECRET };
   ctx.appHost = new URL(ctx.server.baseUrl).host;
+  ctx.rooted = await startTestServer({
+    env: authEnv({
+      SERVICE_HOST_ROOT_PATH: '/loupe',
+      SERVICE_OAUTH2_ALPHA_CLIENT_ID: 'rooted-client',
+      SERVICE_OAUTH2_ALPHA_CLIENT_SECRET: 'rooted-secret-value-1',
+      SERVICE_OAUTH2_ALPHA_OIDC_CONFIG_URL: ctx.a.configUrl,
+    }),
+  });
   const callback = (idp: string) => `${ctx.server.baseUrl}/oauth2/${idp}/tokens`;
   ctx.a.configure([
     { client_id: 'alpha-client', client_secret: 'alpha-secret-value-1', redirect_uris: [callback('alpha')] },
@@ -66,27 +88,32 @@ test.before(async (ctx) => {
     },
     { client_id: 'delta-client', client_secret: 'delta-secret-value-1', redirect_uris: [callback('delta')] },
     { client_id: 'epsilon-client', client_secret: 'epsilon-secret-value-1', redirect_uris: [callback('epsilon')] },
+    { client_id: 'zeta-client', client_secret: 'zeta-secret-value-1', redirect_uris: [callback('zeta')] },
+    { client_id: 'eta-client', client_secret: 'eta-secret-value-1', redirect_uris: [callback('eta')] },
+    { client_id: 'rooted-client', client_secret: 'rooted-secret-value-1', redirect_uris: [`${ctx.rooted.baseUrl}/oauth2/alpha/tokens`] },
   ]);
   ctx.b.configure([{ client_id: 'beta-client', token_endpoint_auth_method: 'none', redirect_uris: [callback('beta')] }]);
 });
 
 test.after(async (ctx) => {
   await ctx.server?.close();
+  await ctx.rooted?.close();
   await ctx.a?.close();
   await ctx.b?.close();
 });
 
 /** Signs `account` in at the provider, then follows the browser's redirects from our login route until it lands back on the app. */
-const loginVia = async (ctx: Ctx, idp: string, peer: OidcPeer, account: OidcAccount, returnUrl?: string) => {
+const loginVia = async (ctx: Ctx, idp: string, peer: OidcPeer, account: OidcAccount, returnUrl?: string, server = ctx.server) => {
   peer.signInAs(account);
   const jar: CookieJar = new Map();
   const query = returnUrl === undefined ? '' : `?returnUrl=${encodeURIComponent(returnUrl)}`;
+  const appHost = new URL(server.baseUrl).host;
   const nav = await navigate(
-    `${ctx.server.baseUrl}/oauth2/${idp}/login${query}`,
+    `${server.baseUrl}/oauth2/${idp}/login${query}`,
     jar,
-    (url) => url.host === ctx.appHost && !url.pathname.startsWith('/oauth2/'),
+    (url) => url.host === appHost && !url.pathname.includes('/oauth2/'),
   );
-  const cookies = jar.get(ctx.appHost) ?? new Map<string, string>();
+  const cookies = jar.get(appHost) ?? new Map<string, string>();
   const access = cookies.get('loupe-access-token');
   return {
     nav,
@@ -96,9 +123,9 @@ const loginVia = async (ctx: Ctx, idp: string, peer: OidcPeer, account: OidcAcco
   };
 };
 
-const me = async (ctx: Ctx, as: Credentials | null) => {
+const me = async (ctx: Ctx, as: Credentials | null, server = ctx.server) => {
   assert.ok(as, 'a session cookie was set');
-  const reply = await callAs(ctx.server, 'GET', '/v1/user', { as });
+  const reply = await callAs(server, 'GET', '/v1/user', { as });
   assert.is(reply.status, 200);
   return reply.body.data as {
     id: string;
@@ -231,7 +258,7 @@ test('sign-up off: the user linked by email keeps signing in after its email cha
     (await eventsOf(ctx, 'ExternalIdentityLinked')).some((d) => d.provider === 'gamma' && d.oauth2UserId === 'gu-1'),
     'an ExternalIdentityLinked event names the IdP',
   );
-  const moved = await loginVia(ctx, 'gamma', ctx.a, { sub: 'gu-1', email: 'Gus.Renamed@Example.com', name: 'Gus' });
+  const moved = await loginVia(ctx, 'gamma', ctx.a, { sub: 'gu-1', email: '  Gus.Renamed@Example.com ', name: 'Gus' });
   assert.is(moved.error, null, 'matched by sub, not by the (new, unknown) email');
   const after = await me(ctx, moved.as);
   assert.equal([after.id, after.email, after.username, after.role], [before.id, 'gus.renamed@example.com', 'gus', 'MEMBER']);
@@ -274,6 +301,39 @@ test('a provider that issues no ID token (openid not granted: plain OAuth2) fail
     'the token endpoint was asked (the failure is its answer, not the flow before it)',
   );
   assert.match(ctx.server.logLines.join('\n'), /no_oidc_support/);
+});
+
+test('PKCE is independent of the client secret: a confidential client with PKCE; a constant role path in single quotes', async (ctx) => {
+  const result = await loginVia(ctx, 'zeta', ctx.a, { sub: 'ze-1', email: 'ze@example.com', name: 'Ze', role: 'admin' });
+  assert.is(result.error, null);
+  const location = new URL(result.nav.hops[0]!.location!);
+  assert.is(location.searchParams.get('code_challenge_method'), 'S256');
+  assert.ok(location.searchParams.get('code_challenge'));
+  const user = await me(ctx, result.as);
+  assert.equal([user.role, user.auth_method], ['MEMBER', 'OAUTH2'], "the constant wins over the provider's role claim");
+});
+
+test('strict without a mapping (rules 3 and 4): a value naming a role is used as is, anything else or nothing is denied', async (ctx) => {
+  const viewer = await loginVia(ctx, 'eta', ctx.a, { sub: 'et-1', email: 'et@example.com', name: 'Et', role: 'Viewer' });
+  assert.is((await me(ctx, viewer.as)).role, 'VIEWER');
+  const invalid = await loginVia(ctx, 'eta', ctx.a, { sub: 'et-1', email: 'et@example.com', name: 'Et', role: 'superhero' });
+  assert.is(invalid.error, 'role_denied');
+  const system = await loginVia(ctx, 'eta', ctx.a, { sub: 'et-1', email: 'et@example.com', name: 'Et', role: 'SYSTEM' });
+  assert.is(system.error, 'role_denied', 'SYSTEM is never a role a provider gives');
+  const missing = await loginVia(ctx, 'eta', ctx.a, { sub: 'et-1', email: 'et@example.com', name: 'Et' });
+  assert.is(missing.error, 'role_denied');
+  assert.is(missing.as, null);
+});
+
+test('under a root path the redirect URL is <origin>/<root-path>/oauth2/<idp>/tokens and the login lands under it', async (ctx) => {
+  const result = await loginVia(ctx, 'alpha', ctx.a, { sub: 'ro-1', email: 'ro@example.com', name: 'Ro' }, '/projects', ctx.rooted);
+  assert.is(result.error, null);
+  const location = new URL(result.nav.hops[0]!.location!);
+  assert.is(location.searchParams.get('redirect_uri'), `${ctx.rooted.baseUrl}/oauth2/alpha/tokens`);
+  assert.match(ctx.rooted.baseUrl, /\/loupe$/);
+  assert.is(result.landed, '/loupe/projects');
+  const user = await me(ctx, result.as, ctx.rooted);
+  assert.equal([user.email, user.auth_method, user.oauth2_client_id], ['ro@example.com', 'OAUTH2', 'rooted-client']);
 });
 
 test('sign-up on: an email held by a local user is email_in_use (never taken over)', async (ctx) => {
