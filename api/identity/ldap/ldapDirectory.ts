@@ -26,10 +26,9 @@ export type LdapOutcome =
   /** No server could be asked. */
   | { readonly kind: 'unavailable'; readonly reason: string };
 
-const CONNECT_TIMEOUT_MS = 10_000;
-const OPERATION_TIMEOUT_MS = 30_000;
-/** A whole login, whatever the number of hosts: the browser is waiting. */
-const OVERALL_TIMEOUT_MS = 60_000;
+/** How long to wait: for a TCP connection, for one answer of the server, for a whole login whatever the number of hosts (the browser is waiting). */
+export type LdapTimeouts = { readonly connectMs: number; readonly operationMs: number; readonly overallMs: number };
+const TIMEOUTS: LdapTimeouts = { connectMs: 10_000, operationMs: 30_000, overallMs: 60_000 };
 
 /** RFC 4515: the characters that would change a filter's meaning are hex-escaped. */
 export const escapeFilterValue = (value: string): string =>
@@ -89,13 +88,13 @@ const tlsOptionsOf = (settings: LdapSettings, host: string): ConnectionOptions =
 });
 
 /** A connection to one host, TLS established before any bind (StartTLS first, or LDAPS). */
-const connect = async (settings: LdapSettings, host: string): Promise<Client> => {
+const connect = async (settings: LdapSettings, host: string, timeouts: LdapTimeouts): Promise<Client> => {
   const hostPart = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const tls = settings.tlsMode === 'none' ? undefined : tlsOptionsOf(settings, host);
   const client = new Client({
     url: `${settings.tlsMode === 'ldaps' ? 'ldaps' : 'ldap'}://${hostPart}:${settings.port}`,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    timeout: OPERATION_TIMEOUT_MS,
+    connectTimeout: timeouts.connectMs,
+    timeout: timeouts.operationMs,
     strictDN: false,
     ...(settings.tlsMode === 'ldaps' ? { tlsOptions: tls } : {}),
   });
@@ -137,8 +136,14 @@ export const roleFor = (settings: LdapSettings, groups: readonly string[]): Assi
   return settings.groupRoleMappings.find((m) => m.groupDn === '*' || canonical.has(m.groupDn))?.role ?? null;
 };
 
-const verifyPassword = async (settings: LdapSettings, host: string, dn: string, password: string): Promise<void> => {
-  const client = await connect(settings, host);
+const verifyPassword = async (
+  settings: LdapSettings,
+  host: string,
+  dn: string,
+  password: string,
+  timeouts: LdapTimeouts,
+): Promise<void> => {
+  const client = await connect(settings, host, timeouts);
   try {
     await client.bind(dn, password);
   } catch (error) {
@@ -149,13 +154,19 @@ const verifyPassword = async (settings: LdapSettings, host: string, dn: string, 
   }
 };
 
-const dummyBind = async (settings: LdapSettings, host: string, password: string): Promise<void> => {
+const dummyBind = async (settings: LdapSettings, host: string, password: string, timeouts: LdapTimeouts): Promise<void> => {
   const base = settings.userSearchBaseDns[0] || 'dc=invalid';
-  await verifyPassword(settings, host, `cn=${randomBytes(12).toString('hex')},${base}`, password).catch(() => undefined);
+  await verifyPassword(settings, host, `cn=${randomBytes(12).toString('hex')},${base}`, password, timeouts).catch(() => undefined);
 };
 
-const authenticateOn = async (settings: LdapSettings, host: string, username: string, password: string): Promise<LdapUser> => {
-  const client = await connect(settings, host);
+const authenticateOn = async (
+  settings: LdapSettings,
+  host: string,
+  username: string,
+  password: string,
+  timeouts: LdapTimeouts,
+): Promise<LdapUser> => {
+  const client = await connect(settings, host, timeouts);
   try {
     if (settings.bindDn !== null) {
       try {
@@ -167,12 +178,12 @@ const authenticateOn = async (settings: LdapSettings, host: string, username: st
     }
     const entry = await findUser(client, settings, username).catch(async (error: unknown) => {
       // An unknown user costs the same as a wrong password (one more bind), so timing does not tell which usernames exist.
-      if (error instanceof Refusal) await dummyBind(settings, host, password);
+      if (error instanceof Refusal) await dummyBind(settings, host, password, timeouts);
       throw error;
     });
     const email = settings.attrEmail === null ? null : (text(firstValue(entry, settings.attrEmail))?.toLowerCase() ?? null);
     const rawId = firstValue(entry, settings.attrUniqueId);
-    await verifyPassword(settings, host, entry.dn, password).catch((error: unknown) => {
+    await verifyPassword(settings, host, entry.dn, password, timeouts).catch((error: unknown) => {
       throw error instanceof Refusal
         ? new Refusal(error.message, { dn: entry.dn, email, uniqueId: rawId === undefined ? null : uniqueIdOf(rawId) })
         : error;
@@ -202,26 +213,31 @@ const authenticateOn = async (settings: LdapSettings, host: string, username: st
  * host, a timeout or any other server error moves on to the next; an unknown user or a wrong
  * password is final (the servers are replicas, they would all say the same).
  */
-export const authenticateLdap = async (settings: LdapSettings, username: string, password: string): Promise<LdapOutcome> => {
+export const authenticateLdap = async (
+  settings: LdapSettings,
+  username: string,
+  password: string,
+  timeouts: LdapTimeouts = TIMEOUTS,
+): Promise<LdapOutcome> => {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<LdapOutcome>((resolve) => {
     timer = setTimeout(
-      () => resolve({ kind: 'unavailable', reason: `no answer within ${OVERALL_TIMEOUT_MS / 1000} s` }),
-      OVERALL_TIMEOUT_MS,
+      () => resolve({ kind: 'unavailable', reason: `no answer within ${timeouts.overallMs / 1000} s` }),
+      timeouts.overallMs,
     );
   });
   try {
-    return await Promise.race([tryHosts(settings, username, password), timeout]);
+    return await Promise.race([tryHosts(settings, username, password, timeouts), timeout]);
   } finally {
     clearTimeout(timer);
   }
 };
 
-const tryHosts = async (settings: LdapSettings, username: string, password: string): Promise<LdapOutcome> => {
+const tryHosts = async (settings: LdapSettings, username: string, password: string, timeouts: LdapTimeouts): Promise<LdapOutcome> => {
   let lastError = 'no host configured';
   for (const host of settings.hosts) {
     try {
-      return { kind: 'ok', user: await authenticateOn(settings, host, username, password) };
+      return { kind: 'ok', user: await authenticateOn(settings, host, username, password, timeouts) };
     } catch (error) {
       if (error instanceof Refusal) return { kind: 'refused', reason: error.message, entry: error.entry };
       lastError = `${host}: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createServer, type Socket } from 'node:net';
 import { authenticateLdap } from '../../../api/identity/ldap/ldapDirectory.ts';
 import { START } from '../../../domain/eventstore/types.ts';
 import { loadConfig } from '../../../ops/config.ts';
@@ -14,8 +15,17 @@ import { startTestServer, type TestServer } from '../../support/testServer.ts';
  * - `search`: LDAPS, anonymous bind, no-email mode with entryUUID as the identity, groups found
  *   by searching posixGroups for the user's `uid`; no `*` mapping.
  * - `plain`: TLS_MODE none, sign-up off, basic auth disabled.
+ * - `uid`: TLS_MODE none, emails and entryUUID as the identity, `*` → VIEWER.
  */
-type Ctx = { ldap: SlapdPeer; memberOf: TestServer; search: TestServer; plain: TestServer; plainAdmin: Credentials; admin: Credentials };
+type Ctx = {
+  ldap: SlapdPeer;
+  memberOf: TestServer;
+  search: TestServer;
+  plain: TestServer;
+  uid: TestServer;
+  plainAdmin: Credentials;
+  admin: Credentials;
+};
 const test = suite<Ctx>('ldap logins', {} as Ctx);
 
 const people = `ou=people,${BASE_DN}`;
@@ -44,6 +54,8 @@ test.before(async (ctx) => {
   await ldap.add(dn('jo'), PERSON('jo', { mail: 'jo@example.com' }));
   await ldap.add(dn('hank'), PERSON('hank', { mail: 'hank@example.com' }));
   await ldap.add(dn('greta'), PERSON('greta', { mail: 'greta@example.com', displayName: 'Greta' }));
+  await ldap.add(dn('kim'), PERSON('kim', { mail: 'kim@example.com', displayName: 'Kim' }));
+  await ldap.add(dn('lars'), PERSON('lars', { mail: 'lars@example.com', displayName: 'Lars' }));
   await ldap.add(`cn=admins,${groups}`, { objectClass: ['groupOfNames'], cn: 'admins', member: [dn('alice')] });
   await ldap.add(`cn=members,${groups}`, { objectClass: ['groupOfNames'], cn: 'members', member: [dn('bob'), dn('greta')] });
   await ldap.add(`cn=posix-admins,${groups}`, { objectClass: ['posixGroup'], cn: 'posix-admins', gidNumber: '1001', memberUid: ['alice'] });
@@ -106,12 +118,26 @@ test.before(async (ctx) => {
   });
   ctx.plain = await startTestServer({ env: plainEnv });
   ctx.plainAdmin = { bearer: plainEnv.SERVICE_ADMIN_SECRET };
+
+  ctx.uid = await startTestServer({
+    env: authEnv({
+      ...common,
+      SERVICE_LDAP_HOST: '127.0.0.1',
+      SERVICE_LDAP_PORT: String(ldap.port),
+      SERVICE_LDAP_TLS_MODE: 'none',
+      SERVICE_LDAP_USER_SEARCH_BASE_DNS: JSON.stringify([people]),
+      SERVICE_LDAP_ATTR_EMAIL: 'mail',
+      SERVICE_LDAP_ATTR_UNIQUE_ID: 'entryUUID',
+      SERVICE_LDAP_GROUP_ROLE_MAPPINGS: JSON.stringify([{ group_dn: '*', role: 'VIEWER' }]),
+    }),
+  });
 });
 
 test.after(async (ctx) => {
   await ctx.memberOf?.close();
   await ctx.search?.close();
   await ctx.plain?.close();
+  await ctx.uid?.close();
   await ctx.ldap?.close();
 });
 
@@ -130,6 +156,11 @@ const me = async (server: TestServer, as: Credentials | null) => {
   const reply = await callAs(server, 'GET', '/v1/user', { as });
   assert.is(reply.status, 200);
   return reply.body.data as { id: string; username: string; email: string; role: string; auth_method: string };
+};
+
+const changeMail = async (ldap: SlapdPeer, uid: string, from: string, to: string) => {
+  await ldap.modify(dn(uid), 'delete', 'mail', [from]);
+  await ldap.modify(dn(uid), 'add', 'mail', [to]);
 };
 
 const eventsOf = async (server: TestServer, type: string) =>
@@ -347,6 +378,96 @@ test('failover: dead hosts are skipped; when every host is dead the login is 503
     typeof value === 'bigint' ? String(value) : value,
   );
   assert.ok(!events.includes('Pässword') && !events.includes(ADMIN_PASSWORD), 'nor in any event');
+});
+
+test('identity: with ATTR_UNIQUE_ID a changed email stays the same user (EmailChanged); without it the email is the identity and a new user signs up', async ({
+  ldap,
+  uid,
+  memberOf,
+}) => {
+  const kim = await me(uid, (await ldapLogin(uid, 'kim')).as);
+  assert.is(kim.email, 'kim@example.com');
+  await changeMail(ldap, 'kim', 'kim@example.com', 'Kim.Moved@Example.com');
+  const moved = await me(uid, (await ldapLogin(uid, 'kim')).as);
+  assert.equal([moved.id, moved.email, moved.username], [kim.id, 'kim.moved@example.com', 'Kim']);
+  assert.ok(
+    (await eventsOf(uid, 'EmailChanged')).some(
+      (d) => d.email === 'kim.moved@example.com' && d.previousEmail === 'kim@example.com' && d.syncedFrom === 'ldap',
+    ),
+  );
+  const lars = await me(memberOf, (await ldapLogin(memberOf, 'lars')).as);
+  await changeMail(ldap, 'lars', 'lars@example.com', 'lars.moved@example.com');
+  const newLars = await me(memberOf, (await ldapLogin(memberOf, 'lars')).as);
+  assert.is.not(newLars.id, lars.id, 'identified by email: another user');
+  assert.equal([newLars.email, newLars.auth_method], ['lars.moved@example.com', 'LDAP']);
+  assert.match(newLars.username, /^Lars \([0-9a-f]{6}\)$/, 'the display name was taken: a suffix');
+});
+
+test('group search: %s is the login username unless GROUP_SEARCH_FILTER_USER_ATTR names an attribute of the entry', async ({ ldap }) => {
+  const groupSearch = (extra: Record<string, string> = {}) =>
+    directory({
+      SERVICE_LDAP_TLS_MODE: 'none',
+      SERVICE_LDAP_PORT: String(ldap.port),
+      SERVICE_LDAP_GROUP_SEARCH_BASE_DNS: JSON.stringify([groups]),
+      SERVICE_LDAP_GROUP_SEARCH_FILTER: '(&(objectClass=posixGroup)(memberUid=%s))',
+      SERVICE_LDAP_GROUP_ROLE_MAPPINGS: JSON.stringify([
+        { group_dn: `cn=posix-admins,${groups}`, role: 'ADMIN' },
+        { group_dn: '*', role: 'VIEWER' },
+      ]),
+      ...extra,
+    });
+  const roleOf = async (settings: ReturnType<typeof directory>, username: string) => {
+    const outcome = await authenticateLdap(settings, username, 'alice-Pässword!');
+    assert.is(outcome.kind, 'ok');
+    return outcome.kind === 'ok' ? [outcome.user.role, outcome.user.groups] : null;
+  };
+  assert.equal(await roleOf(groupSearch(), 'alice'), ['ADMIN', [`cn=posix-admins,${groups}`]], 'memberUid=alice (the login username)');
+  // uid matches case-insensitively, memberUid exactly: the typed username finds the entry but not the group.
+  assert.equal(await roleOf(groupSearch(), 'ALICE'), ['VIEWER', []]);
+  assert.equal(await roleOf(groupSearch({ SERVICE_LDAP_GROUP_SEARCH_FILTER_USER_ATTR: 'uid' }), 'ALICE'), [
+    'ADMIN',
+    [`cn=posix-admins,${groups}`],
+  ]);
+});
+
+/** A host that accepts connections and never answers (a hung replica); counts who connected. */
+const silentHost = async (host: string, port: number) => {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  return {
+    connections: () => sockets.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+test('failover table: a host that times out → the next; an unknown user or a wrong password → no failover', async ({ ldap }) => {
+  const hung = await silentHost('127.0.0.5', ldap.port);
+  const quick = { connectMs: 1_000, operationMs: 500, overallMs: 10_000 };
+  const hosts = (list: string) =>
+    directory({ SERVICE_LDAP_HOST: list, SERVICE_LDAP_TLS_MODE: 'none', SERVICE_LDAP_PORT: String(ldap.port) });
+  try {
+    const afterTimeout = await authenticateLdap(hosts('127.0.0.5,127.0.0.1'), 'bob', 'bob-Pässword!', quick);
+    assert.is(afterTimeout.kind, 'ok', 'the hung host timed out and the next one answered');
+    assert.is(hung.connections(), 1);
+    const liveFirst = hosts('127.0.0.1,127.0.0.5');
+    const unknown = await authenticateLdap(liveFirst, 'nobody', 'whatever', quick);
+    assert.equal(unknown.kind === 'refused' && unknown.reason, 'user not found');
+    const wrong = await authenticateLdap(liveFirst, 'bob', 'nope', quick);
+    assert.equal(wrong.kind === 'refused' && wrong.reason, 'invalid password');
+    assert.is(hung.connections(), 1, 'the second host was never asked');
+    const allHung = await authenticateLdap(hosts('127.0.0.5'), 'bob', 'bob-Pässword!', quick);
+    assert.is(allHung.kind, 'unavailable');
+  } finally {
+    await hung.close();
+  }
 });
 
 test.run();
