@@ -211,16 +211,19 @@ export const labelsOfDataset = (db: CommonQueryMethods, datasetId: string): Prom
     SELECT ${labelColumns} FROM dataset_labels l JOIN dataset_label_links k ON k.label_id = l.id
     WHERE k.dataset_id = ${datasetId} ORDER BY l.name`);
 
+/** `example_count`: the dataset's examples in the split that a later version has not deleted. */
 const splitColumns = (datasetId: string) => sql.fragment`
   sp.id, sp.name, sp.description, sp.color, sp.metadata, ${micros('sp.created_at')} AS created_us, ${micros('sp.updated_at')} AS updated_us,
   (SELECT count(*)::int FROM dataset_split_examples se JOIN dataset_examples e ON e.example_id = se.example_id
-    WHERE se.split_id = sp.id AND e.dataset_id = ${datasetId}) AS example_count`;
+    WHERE se.split_id = sp.id AND e.dataset_id = ${datasetId}
+      AND (SELECT r.kind FROM dataset_example_revisions r WHERE r.example_id = e.example_id ORDER BY r.version_row DESC LIMIT 1) <> 'DELETE'
+  ) AS example_count`;
 
-/** Every split (they are global), by name; `example_count` counts the examples of `datasetId` only. */
+/** Every split (they are global), by name, with the count of `datasetId`'s examples in it. */
 export const listDatasetSplits = (db: CommonQueryMethods, datasetId: string): Promise<readonly DatasetSplitRow[]> =>
   db.any(sql.type(splitRow)`SELECT ${splitColumns(datasetId)} FROM dataset_splits sp ORDER BY sp.name`);
 
-/** A split by row id or name; `example_count` counts the examples of `datasetId` only. */
+/** A split by row id or name, with the count of `datasetId`'s examples in it. */
 export const findDatasetSplit = (
   db: CommonQueryMethods,
   datasetId: string,

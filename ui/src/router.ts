@@ -78,6 +78,7 @@ export const { p, navigate, isActive, route } = createRouter({
       '/': () => import('./pages/datasets/DatasetsPage.svelte'),
       '/:datasetId': () => import('./pages/datasets/DatasetPage.svelte'),
       '/:datasetId/compare': () => import('./pages/datasets/ComparePage.svelte'),
+      '/:datasetId/experiments/:experimentId': () => import('./pages/datasets/ExperimentPage.svelte'),
     },
     '/prompts': {
       '/': () => import('./pages/prompts/PromptsPage.svelte'),

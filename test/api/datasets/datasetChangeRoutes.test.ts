@@ -149,6 +149,13 @@ test('given splits, when a dataset’s splits are listed, then every split with 
   assert.equal([counts.hard, counts.test, counts.train], [1, 1, 2]);
   const after = (await callJson(server, 'GET', `/v1/datasets/${id}/examples`)).body.data.examples as Example[];
   assert.equal(after[1]!.splits, ['hard', 'train']);
+
+  // An example deleted in a later version no longer counts
+  assert.is((await callJson(server, 'POST', `/v1/datasets/${id}/versions`, { delete: [examples[2]!.node_id] })).status, 201);
+  const test_ = ((await callJson(server, 'GET', `/v1/datasets/${id}/splits`)).body.data as { name: string; example_count: number }[]).find(
+    (s) => s.name === 'test',
+  );
+  assert.is(test_?.example_count, 0);
   assert.is((await callJson(server, 'GET', '/v1/datasets/nope/splits')).status, 404);
 });
 

@@ -14,11 +14,15 @@ export type Dataset = {
   readonly example_count: number;
 };
 
+/** `num_*`: what the version changed (Loupe's addition to the list). */
 export type DatasetVersion = {
   readonly version_id: string;
   readonly description: string | null;
   readonly metadata: Record<string, unknown>;
   readonly created_at: string;
+  readonly num_created_examples?: number;
+  readonly num_updated_examples?: number;
+  readonly num_deleted_examples?: number;
 };
 
 export type DatasetExample = {
@@ -28,6 +32,9 @@ export type DatasetExample = {
   readonly output: unknown;
   readonly metadata: unknown;
   readonly updated_at: string;
+  /** Names of the example's splits (Loupe's addition). */
+  readonly splits?: readonly string[];
+  readonly source?: { readonly span_id: string; readonly span_node_id: string | null } | null;
 };
 
 export type Experiment = {
@@ -41,6 +48,8 @@ export type Experiment = {
   readonly failed_run_count: number;
   readonly missing_run_count: number;
   readonly dataset_version_id: string;
+  readonly project_name?: string | null;
+  readonly metadata?: Record<string, unknown>;
 };
 
 type Page<T> = { readonly data: T[]; readonly next_cursor: string | null };
@@ -61,14 +70,22 @@ export const fetchDataset = async (id: string, signal?: AbortSignal): Promise<Da
   }
 };
 
-/** Newest first (the server's order; sorted again so the page never depends on it). */
-export const fetchVersions = async (id: string, signal?: AbortSignal): Promise<DatasetVersion[]> => {
-  const page = await http<Page<DatasetVersion>>(path(id, '/versions'), { query: { limit: 100 }, signal });
-  return [...page.data].sort((a, b) => b.created_at.localeCompare(a.created_at));
-};
+/**
+ * Newest first, in the server's order (by version row id). Not re-sorted by `created_at`: those
+ * strings omit the fraction on a whole second, so a string sort can put an older version first.
+ */
+export const fetchVersions = async (id: string, signal?: AbortSignal): Promise<DatasetVersion[]> =>
+  (await http<Page<DatasetVersion>>(path(id, '/versions'), { query: { limit: 100 }, signal })).data;
 
-export const fetchExamples = async (id: string, versionId: string | null, signal?: AbortSignal): Promise<DatasetExample[]> =>
-  (await http<{ data: { examples: DatasetExample[] } }>(path(id, '/examples'), { query: { version_id: versionId }, signal })).data.examples;
+/** The examples at a version; `split` (a name) keeps only those in it. */
+export const fetchExamples = async (
+  id: string,
+  versionId: string | null,
+  signal?: AbortSignal,
+  split: string | null = null,
+): Promise<DatasetExample[]> =>
+  (await http<{ data: { examples: DatasetExample[] } }>(path(id, '/examples'), { query: { version_id: versionId, split }, signal })).data
+    .examples;
 
 export const fetchExperiments = async (id: string, signal?: AbortSignal): Promise<Experiment[]> =>
   (await http<Page<Experiment>>(path(id, '/experiments'), { query: { limit: 100 }, signal })).data;
@@ -134,6 +151,7 @@ export type RunEvaluation = {
   readonly name: string;
   readonly score: number | null;
   readonly label: string | null;
+  readonly explanation?: string | null;
   readonly error: string | null;
 };
 
@@ -146,6 +164,11 @@ export type ExperimentRunRecord = {
   readonly output: unknown;
   readonly error: string | null;
   readonly latency_ms: number;
+  readonly start_time?: string;
+  readonly trace_id?: string | null;
+  /** From the run's trace (null until it arrives). */
+  readonly prompt_token_count?: number | null;
+  readonly completion_token_count?: number | null;
   readonly annotations: readonly RunEvaluation[];
 };
 
