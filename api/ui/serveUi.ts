@@ -9,6 +9,7 @@ import { SECURITY_HEADERS } from './contentSecurityPolicy.ts';
 import { SPA_PATHS } from './spaPaths.ts';
 import { uiConfigFor } from './uiConfig.ts';
 import type { UiOptions } from './uiOptions.ts';
+import { autoLoginTarget } from '../identity/oauth2/autoLoginTarget.ts';
 
 /** Hashed file names never change content: the browser may keep them for a year without asking. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -58,6 +59,14 @@ export const uiRoutes = (deps: AppDeps, options: UiOptions): RouteDef[] => {
     ctx.body = html.replace('<meta name="loupe-config" content="" />', `<meta name="loupe-config" content="${escapeAttribute(config)}" />`);
   };
 
+  /** The login page, unless an auto-login provider takes the browser straight to its sign-in. */
+  const loginPage = async (ctx: Koa.Context) => {
+    const target = autoLoginTarget(deps, ctx);
+    if (target === null) return serveIndex(ctx);
+    ctx.redirect(target);
+    ctx.status = 307;
+  };
+
   /** A file of the build, never outside it. */
   const serveFile = (ctx: Koa.Context, relative: string, cache: string) => {
     const path = normalize(join(options.distDir, relative));
@@ -96,6 +105,8 @@ export const uiRoutes = (deps: AppDeps, options: UiOptions): RouteDef[] => {
     },
     { method: 'GET', path: '/assets/*file', permission: 'public', handler: (ctx) => serveFile(ctx, localPath(ctx).slice(1), IMMUTABLE) },
     { method: 'GET', path: '/favicon.svg', permission: 'public', handler: (ctx) => serveFile(ctx, 'favicon.svg', 'public, max-age=86400') },
-    ...SPA_PATHS.map((path): RouteDef => ({ method: 'GET', path, permission: 'public', handler: serveIndex })),
+    ...SPA_PATHS.map(
+      (path): RouteDef => ({ method: 'GET', path, permission: 'public', handler: path === '/login' ? loginPage : serveIndex }),
+    ),
   ];
 };
