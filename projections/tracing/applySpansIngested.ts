@@ -2,17 +2,16 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngested, SpansIngestedData } from '../../domain/tracing/events.ts';
-import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
-import { attributeIndexOfRow } from './attributeFilter.ts';
+import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { spanInsertRow, type SpanInsertRow } from './spanInsertRow.ts';
+import { nanosToMicros, spanInsertRow, type SpanInsertRow } from './spanInsertRow.ts';
+import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';
 
-type TraceCandidate = { id: number; trace_id: string; project_id: number; start_time: string; end_time: string };
-type SessionCandidate = { id: number; session_id: string; trace_id: string };
-
-const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::jsonb`;
+type TraceCandidate = { readonly id: number; readonly traceId: string; readonly projectId: number };
+type SessionCandidate = { readonly id: number; readonly sessionId: string; readonly traceId: string };
+type SessionRow = { id: number; session_id: string; project_id: number; start_time: string; end_time: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -29,11 +28,69 @@ const storedBatch = ({ data }: StoredEvent & SpansIngested): SpansIngestedData =
   return { ...storableBatch(data), projectId };
 };
 
+const SPAN_COLUMNS = [
+  ['id', 'int8'],
+  ['span_id', 'text'],
+  ['trace_rowid', 'int8'],
+  ['trace_id', 'text'],
+  ['project_id', 'int8'],
+  ['parent_id', 'text'],
+  ['name', 'text'],
+  ['span_kind', 'text'],
+  ['otel_kind', 'text'],
+  ['status_code', 'text'],
+  ['status_message', 'text'],
+  ['start_time', 'timestamptz'],
+  ['end_time', 'timestamptz'],
+  ['attributes', 'jsonb'],
+  ['attribute_index', 'jsonb'],
+  ['events', 'jsonb'],
+  ['llm_token_count_prompt', 'int8'],
+  ['llm_token_count_completion', 'int8'],
+] as const satisfies readonly (readonly [keyof SpanInsertRow, string])[];
+
+const TRACE_COLUMNS = [
+  ['id', 'int8'],
+  ['trace_id', 'text'],
+  ['project_id', 'int8'],
+  ['session_id', 'int8'],
+  ['start_time', 'timestamptz'],
+  ['end_time', 'timestamptz'],
+  ['root_span_id', 'text'],
+  ['span_count', 'int4'],
+  ['error_count', 'int4'],
+  ['token_count_prompt', 'int8'],
+  ['token_count_completion', 'int8'],
+] as const satisfies readonly (readonly [keyof TraceRow, string])[];
+
+const SESSION_COLUMNS = [
+  ['id', 'int8'],
+  ['session_id', 'text'],
+  ['project_id', 'int8'],
+  ['start_time', 'timestamptz'],
+  ['end_time', 'timestamptz'],
+] as const satisfies readonly (readonly [keyof SessionRow, string])[];
+
+const storedTrace = z.object({
+  id: z.bigint(),
+  trace_id: z.string(),
+  project_id: z.bigint(),
+  session_id: z.bigint().nullable(),
+  start_time: z.string(),
+  end_time: z.string(),
+});
+
 /**
  * Applies consecutive `SpansIngested` events with a fixed number of statements, however many
- * spans they hold: every row travels in one JSON array parameter. Duplicates (a span id already
- * stored, or repeated in the batch) are skipped by `ON CONFLICT DO NOTHING`; inserting in row-id
- * order makes the first occurrence win, as in a replay.
+ * spans they hold. Every row is built here, whole (JSON columns as text, attribute_index, a new
+ * trace's aggregates), and written once with `insertRows`; Postgres re-parses no JSON document
+ * and recomputes only what predates the batch (traces that already had spans, sessions).
+ *
+ * Duplicates (a span id already stored, or repeated in these events) are left out before the
+ * insert: the first occurrence in log order wins, as in a replay. What is stored is read inside
+ * this transaction, after the runner locked the checkpoint row, so no other writer of these
+ * tables can change it meanwhile (a second process applying the same batch waits for the lock,
+ * then finds the checkpoint past it).
  */
 export const applySpansIngested = async (
   tx: DatabaseTransactionConnection,
@@ -49,85 +106,127 @@ export const applySpansIngested = async (
     ).map((r) => [r.project_id, Number(r.id)]),
   );
 
-  const traces: TraceCandidate[] = [];
-  const spans: SpanInsertRow[] = [];
-  const sessions: SessionCandidate[] = [];
+  // The first candidate of a trace (and of a trace's session) in log order wins: its row id,
+  // its project. Ids are allocated per event (never per batch), so a replay allocates the same ones.
+  const traceCandidates = new Map<string, TraceCandidate>();
+  const sessionCandidates = new Map<string, SessionCandidate>();
+  const pending: PendingSpan[] = [];
   for (const batch of batches) {
     const project = projects.get(batch.projectId);
     // The project was deleted after these spans were acknowledged: they went with it.
     if (project === undefined) continue;
-    // Ids are allocated per event (never per batch), so a replay allocates the same ones.
-    const eventTraces = new Map<string, TraceCandidate>();
+    const eventTraces = new Set<string>();
     const eventSessions = new Map<string, number>();
     const traceSession = new Map<string, string>();
     for (const span of batch.spans) {
       if (!eventTraces.has(span.traceId)) {
-        const [start_time, end_time] = [nanosToIsoMicros(span.startTimeUnixNano), nanosToIsoMicros(span.endTimeUnixNano)];
-        eventTraces.set(span.traceId, { id: ids.next('trace'), trace_id: span.traceId, project_id: project, start_time, end_time });
+        eventTraces.add(span.traceId);
+        const id = ids.next('trace');
+        if (!traceCandidates.has(span.traceId)) traceCandidates.set(span.traceId, { id, traceId: span.traceId, projectId: project });
       }
-      spans.push(spanInsertRow(ids.next('span'), span));
+      pending.push({
+        id: ids.next('span'),
+        span,
+        startMicros: nanosToMicros(span.startTimeUnixNano),
+        endMicros: nanosToMicros(span.endTimeUnixNano),
+      });
       if (span.sessionId !== null && !traceSession.has(span.traceId)) {
         traceSession.set(span.traceId, span.sessionId);
         if (!eventSessions.has(span.sessionId)) eventSessions.set(span.sessionId, ids.next('session'));
       }
     }
-    traces.push(...eventTraces.values());
-    for (const [traceId, sessionId] of traceSession)
-      sessions.push({ id: eventSessions.get(sessionId)!, session_id: sessionId, trace_id: traceId });
+    for (const [traceId, sessionId] of traceSession) {
+      if (!sessionCandidates.has(traceId)) sessionCandidates.set(traceId, { id: eventSessions.get(sessionId)!, sessionId, traceId });
+    }
   }
-  if (spans.length === 0) return;
-  // First occurrence wins among repeats within these events; rows already stored win over both.
-  // Deduplicating here rather than ordering the INSERT spares Postgres a sort of megabytes of rows.
+  if (pending.length === 0) return;
+
   const seen = new Set<string>();
-  const firstSpans = spans.filter((s) => !seen.has(s.span_id) && seen.add(s.span_id));
+  const firsts = pending.filter((p) => !seen.has(p.span.spanId) && seen.add(p.span.spanId));
+  const stored = new Set(
+    await tx.anyFirst(sql.type(z.object({ span_id: z.string() }))`
+      SELECT span_id FROM spans WHERE span_id = ANY(${sql.array([...seen], 'text')})`),
+  );
+  const fresh = stored.size === 0 ? firsts : firsts.filter((p) => !stored.has(p.span.spanId));
 
-  // A trace keeps the project it was created in (its placeholder times are recomputed below).
-  await tx.query(sql.unsafe`
-    INSERT INTO traces (id, trace_id, project_id, start_time, end_time)
-    SELECT id, trace_id, project_id, start_time, end_time
-    FROM jsonb_to_recordset(${json(traces)}) AS x(id bigint, trace_id text, project_id bigint, start_time timestamptz, end_time timestamptz)
-    ORDER BY id
-    ON CONFLICT (trace_id) DO NOTHING`);
+  const storedTraces = new Map(
+    (
+      await tx.any(sql.type(storedTrace)`
+        SELECT id, trace_id, project_id, session_id, start_time::text, end_time::text
+        FROM traces WHERE trace_id = ANY(${sql.array([...traceCandidates.keys()], 'text')})`)
+    ).map((t) => [t.trace_id, t]),
+  );
 
-  const touched = await tx.anyFirst(sql.type(z.object({ trace_rowid: z.bigint() }))`
-    WITH inserted AS (
-      INSERT INTO spans (id, span_id, trace_rowid, trace_id, project_id, parent_id, name, span_kind, otel_kind, status_code,
-        status_message, start_time, end_time, attributes, attribute_index, events, llm_token_count_prompt, llm_token_count_completion)
-      SELECT x.id, x.span_id, t.id, x.trace_id, t.project_id, x.parent_id, x.name, x.span_kind, x.otel_kind, x.status_code,
-        x.status_message, x.start_time, x.end_time, x.attributes,
-        ${attributeIndexOfRow('x')}, x.events, x.llm_token_count_prompt, x.llm_token_count_completion
-      FROM jsonb_to_recordset(${json(firstSpans)}) AS x(id bigint, span_id text, trace_id text, parent_id text, name text, span_kind text,
-        otel_kind text, status_code text, status_message text, start_time timestamptz, end_time timestamptz, attributes jsonb,
-        events jsonb, llm_token_count_prompt bigint, llm_token_count_completion bigint)
-      JOIN traces t ON t.trace_id = x.trace_id
-      ON CONFLICT (span_id) DO NOTHING
-      RETURNING trace_rowid
-    )
-    SELECT DISTINCT trace_rowid FROM inserted`);
-  const sessionsToRecompute = await recomputeTraces(tx, touched.map(Number));
-
-  if (sessions.length > 0) {
-    // The first session id seen for a trace wins (the earliest candidate, and only while the trace
-    // has none): later spans cannot move a trace, nor create a session no trace belongs to.
-    const firsts = sql.fragment`(
-      SELECT DISTINCT ON (trace_id) id, session_id, trace_id
-      FROM jsonb_to_recordset(${json(sessions)}) AS x(id bigint, session_id text, trace_id text)
-      ORDER BY trace_id, id
-    )`;
-    // A new session belongs to the project of the trace that brought it.
-    await tx.query(sql.unsafe`
-      INSERT INTO sessions (id, session_id, project_id, start_time, end_time)
-      SELECT f.id, f.session_id, t.project_id, t.start_time, t.end_time
-      FROM ${firsts} f JOIN traces t ON t.trace_id = f.trace_id
-      WHERE t.session_id IS NULL
-      ORDER BY f.id
-      ON CONFLICT (session_id) DO NOTHING`);
-    const linked = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint() }))`
-      UPDATE traces t SET session_id = s.id
-      FROM ${firsts} f JOIN sessions s ON s.session_id = f.session_id
-      WHERE t.trace_id = f.trace_id AND t.session_id IS NULL
-      RETURNING t.session_id`);
-    sessionsToRecompute.push(...linked.map(Number));
+  // A trace keeps the project it was created in; one created now holds only spans of this batch.
+  const spanRows: SpanInsertRow[] = [];
+  const newTraceSpans = new Map<string, PendingSpan[]>();
+  const touched = new Set<number>();
+  for (const p of fresh) {
+    const known = storedTraces.get(p.span.traceId);
+    if (known !== undefined) {
+      touched.add(Number(known.id));
+      spanRows.push(spanInsertRow(p.id, p.span, { id: Number(known.id), projectId: Number(known.project_id) }));
+      continue;
+    }
+    const candidate = traceCandidates.get(p.span.traceId)!;
+    const spans = newTraceSpans.get(candidate.traceId);
+    if (spans === undefined) newTraceSpans.set(candidate.traceId, [p]);
+    else spans.push(p);
+    spanRows.push(spanInsertRow(p.id, p.span, candidate));
   }
-  await recomputeSessions(tx, sessionsToRecompute);
+  const newTraces = new Map([...newTraceSpans].map(([traceId, spans]) => [traceId, traceRow(traceCandidates.get(traceId)!, spans)]));
+
+  // A trace without a session joins the one its earliest candidate names (later spans cannot move
+  // a trace); a session id not stored yet becomes a session of the project of the trace that
+  // brought it, with the row id of its earliest candidate.
+  const links = [...sessionCandidates.values()]
+    .filter((c) => newTraces.has(c.traceId) || storedTraces.get(c.traceId)?.session_id === null)
+    .sort((a, b) => a.id - b.id);
+  const sessionRowids = new Map<string, number>();
+  const newSessions: SessionRow[] = [];
+  if (links.length > 0) {
+    const storedSessions = await tx.any(sql.type(z.object({ id: z.bigint(), session_id: z.string() }))`
+      SELECT id, session_id FROM sessions WHERE session_id = ANY(${sql.array([...new Set(links.map((c) => c.sessionId))], 'text')})`);
+    for (const s of storedSessions) sessionRowids.set(s.session_id, Number(s.id));
+    for (const c of links) {
+      if (sessionRowids.has(c.sessionId)) continue;
+      sessionRowids.set(c.sessionId, c.id);
+      const trace = newTraces.get(c.traceId) ?? storedTraces.get(c.traceId)!;
+      // Placeholder times: recomputeSessions below sets them from the session's traces.
+      newSessions.push({
+        id: c.id,
+        session_id: c.sessionId,
+        project_id: Number(trace.project_id),
+        start_time: trace.start_time,
+        end_time: trace.end_time,
+      });
+    }
+  }
+  const sessionsToRecompute = new Set<number>();
+  const relinked: { id: number; session_id: number }[] = [];
+  for (const c of links) {
+    const session = sessionRowids.get(c.sessionId)!;
+    sessionsToRecompute.add(session);
+    const created = newTraces.get(c.traceId);
+    if (created !== undefined) created.session_id = session;
+    else relinked.push({ id: Number(storedTraces.get(c.traceId)!.id), session_id: session });
+  }
+
+  await insertRows(tx, 'sessions', SESSION_COLUMNS, newSessions);
+  await insertRows(tx, 'traces', TRACE_COLUMNS, [...newTraces.values()]);
+  await insertRows(tx, 'spans', SPAN_COLUMNS, spanRows);
+  if (relinked.length > 0) {
+    await tx.query(sql.unsafe`
+      UPDATE traces t SET session_id = x.session_id
+      FROM unnest(${sql.array(
+        relinked.map((r) => r.id),
+        'int8',
+      )}, ${sql.array(
+        relinked.map((r) => r.session_id),
+        'int8',
+      )}) AS x(id, session_id)
+      WHERE t.id = x.id AND t.session_id IS NULL`);
+  }
+  for (const session of await recomputeTraces(tx, [...touched])) sessionsToRecompute.add(session);
+  await recomputeSessions(tx, [...sessionsToRecompute]);
 };

@@ -1,14 +1,20 @@
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
-import type { JsonObject } from '../../domain/tracing/jsonValue.ts';
 import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import { attributeIndexObject } from './attributeFilter.ts';
 import { llmTokenCounts } from './llmTokenCounts.ts';
 
-/** One `spans` row as the projector sends it to Postgres (inside a JSON array parameter). */
+/**
+ * One `spans` row as the projector sends it to Postgres: every column already in its final form
+ * (JSON columns as JSON text, times as ISO text), so Postgres only parses each value once, as it
+ * would in a COPY. `start_micros` / `end_micros` order spans exactly as the timestamptz columns do.
+ */
 export type SpanInsertRow = {
   readonly id: number;
   readonly span_id: string;
+  readonly trace_rowid: number;
   readonly trace_id: string;
+  readonly project_id: number;
   readonly parent_id: string | null;
   readonly name: string;
   readonly span_kind: string;
@@ -17,18 +23,25 @@ export type SpanInsertRow = {
   readonly status_message: string;
   readonly start_time: string;
   readonly end_time: string;
-  readonly attributes: JsonObject;
-  readonly events: readonly { readonly name: string; readonly time_unix_nano: string; readonly attributes: JsonObject }[];
+  readonly attributes: string;
+  readonly attribute_index: string;
+  readonly events: string;
   readonly llm_token_count_prompt: number | null;
   readonly llm_token_count_completion: number | null;
 };
 
-export const spanInsertRow = (id: number, span: SpanRecord): SpanInsertRow => {
+/** Unix nanoseconds (decimal string) as the microseconds timestamptz keeps (truncated, as nanosToIsoMicros). */
+export const nanosToMicros = (nanos: string): bigint => BigInt(nanos) / 1000n;
+
+export const spanInsertRow = (id: number, span: SpanRecord, trace: { readonly id: number; readonly projectId: number }): SpanInsertRow => {
   const tokens = llmTokenCounts(span.spanKind, span.attributes);
+  const attributes = renderAttributes(span.attributes);
   return {
     id,
     span_id: span.spanId,
+    trace_rowid: trace.id,
     trace_id: span.traceId,
+    project_id: trace.projectId,
     parent_id: span.parentId,
     name: span.name,
     span_kind: span.spanKind,
@@ -37,12 +50,15 @@ export const spanInsertRow = (id: number, span: SpanRecord): SpanInsertRow => {
     status_message: span.status.message,
     start_time: nanosToIsoMicros(span.startTimeUnixNano),
     end_time: nanosToIsoMicros(span.endTimeUnixNano),
-    attributes: renderAttributes(span.attributes),
-    events: span.events.map((e) => ({
-      name: e.name,
-      time_unix_nano: e.timeUnixNano,
-      attributes: renderEventAttributes(e.name, e.attributes),
-    })),
+    attributes: JSON.stringify(attributes),
+    attribute_index: JSON.stringify(attributeIndexObject(attributes)),
+    events: JSON.stringify(
+      span.events.map((e) => ({
+        name: e.name,
+        time_unix_nano: e.timeUnixNano,
+        attributes: renderEventAttributes(e.name, e.attributes),
+      })),
+    ),
     llm_token_count_prompt: tokens.prompt,
     llm_token_count_completion: tokens.completion,
   };

@@ -4,6 +4,8 @@ import * as assert from 'uvu/assert';
 import { createProject } from '../../../domain/projects/projectCommands.ts';
 import { loadProject } from '../../../domain/projects/loadProject.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
+import { rawSql } from '../../../projections/migrate.ts';
+import { attributeIndexOf } from '../../../projections/tracing/attributeFilter.ts';
 import { listSpans } from '../../../projections/tracing/spanQueries.ts';
 import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { context, tracingHarness } from './tracingHarness.ts';
@@ -63,6 +65,62 @@ test('given spans with short and long attribute values, then every filter finds 
     // The long value is kept out of the index, the short ones are in it.
     const index = await h.db.pool.oneFirst(sql.unsafe`SELECT attribute_index FROM spans WHERE span_id = ${spans[7]!.spanId}`);
     assert.equal(Object.keys(index as object).sort(), ['llm.token_count.prompt', 'ok', 'user.id']);
+  } finally {
+    await h.db.close();
+  }
+});
+
+test('given awkward attribute values, then the projector builds the attribute_index the SQL expression of the migration builds', async () => {
+  const h = await tracingHarness();
+  try {
+    await createProject(h.store, { name: 'p', description: null }, context);
+    // Values around the 256-byte limit as Postgres prints them: escapes, multi-byte characters,
+    // numbers it writes out longer than JSON.stringify (1e+21, 1.5e-7), nested JSON with ", " and ": ".
+    const around = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / Buffer.byteLength(JSON.stringify(unit).slice(1, -1))));
+    const values: Record<string, string | number | boolean | readonly (string | number | boolean)[]> = {
+      big: 1e21,
+      bigger: 1.2345e25,
+      tiny: 1.5e-7,
+      tinier: -5e-300,
+      plain: 123.456,
+      negative: -42,
+      ints: Array.from({ length: 60 }, (_, i) => i * 1000),
+      floats: [1e21, 2.5e-7, 3.25],
+      words: Array.from({ length: 30 }, (_, i) => `w"${i}`),
+      flag: false,
+    };
+    for (const bytes of [252, 253, 254, 255, 256, 257, 258]) {
+      values[`ascii.${bytes}`] = 'a'.repeat(bytes - 2);
+      values[`quote.${bytes}`] = around('"', bytes - 2);
+      values[`newline.${bytes}`] = `${around('\n', bytes - 3)}x`;
+      values[`control.${bytes}`] = around('\u0001', bytes - 2);
+      values[`euro.${bytes}`] = around('€', bytes - 2);
+      values[`emoji.${bytes}`] = around('😀', bytes - 2);
+    }
+    const metadata = JSON.stringify({
+      nested: { a: [1, 2, { b: 'c' }], d: 1e21 },
+      long: 'x'.repeat(300),
+      list: Array.from({ length: 40 }, (_, i) => i),
+      deep: { e: { f: { g: 1.5e-7 } } },
+    });
+    const spans = [
+      spanRecord({ traceId: newTraceId(), attributes: attrs(values) }),
+      spanRecord({ traceId: newTraceId(), attributes: { ...attrs({ x: 1 }), metadata: { str: metadata } } }),
+      spanRecord({
+        traceId: newTraceId(),
+        attributes: { kv: { kvlist: { a: { int: '1' }, b: { array: [{ str: 'x' }, { bool: true }] } } }, bytes: { bytes: 'AAEC' } },
+      }),
+    ];
+    await ingestSpans(h.store, [batch('p', spans)], { actor: 'test', requestId: null });
+    await h.project();
+    const differing = await h.db.pool.anyFirst(
+      rawSql(`SELECT span_id FROM spans WHERE attribute_index <> ${attributeIndexOf('attributes')}`),
+    );
+    assert.equal(differing, []);
+    const keys = Object.keys(
+      (await h.db.pool.oneFirst(sql.unsafe`SELECT attribute_index FROM spans WHERE span_id = ${spans[0]!.spanId}`)) as object,
+    );
+    assert.ok(keys.includes('ascii.256') && !keys.includes('ascii.257'), keys.join(' '));
   } finally {
     await h.db.close();
   }

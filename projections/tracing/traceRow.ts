@@ -1,0 +1,70 @@
+import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
+import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import { llmTokenCounts } from './llmTokenCounts.ts';
+
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
+
+/** A sum clamped into bigint, as recompute.ts clamps it in SQL. */
+const clamped = (n: bigint): string => (n < INT8_MIN ? INT8_MIN : n > INT8_MAX ? INT8_MAX : n).toString();
+
+/** One new `traces` row, final: its spans are all in this batch (it did not exist before). */
+export type TraceRow = {
+  readonly id: number;
+  readonly trace_id: string;
+  readonly project_id: number;
+  session_id: number | null;
+  start_time: string;
+  end_time: string;
+  root_span_id: string | null;
+  span_count: number;
+  error_count: number;
+  token_count_prompt: string;
+  token_count_completion: string;
+};
+
+export type PendingSpan = { readonly id: number; readonly span: SpanRecord; readonly startMicros: bigint; readonly endMicros: bigint };
+
+/**
+ * The aggregates recompute.ts's `recomputeTraces` derives in SQL, derived from the spans in hand:
+ * a trace created by this batch has no other spans, so its row is written once, final, instead of
+ * inserted and updated. Times compare as the microseconds timestamptz keeps; the root is the
+ * earliest parentless span (ties by row id); token sums are clamped into bigint.
+ */
+export const traceRow = (
+  trace: { readonly id: number; readonly traceId: string; readonly projectId: number },
+  spans: readonly PendingSpan[],
+): TraceRow => {
+  let start = spans[0]!;
+  let end = spans[0]!;
+  let root: PendingSpan | null = null;
+  let errors = 0;
+  let prompt = 0n;
+  let completion = 0n;
+  for (const s of spans) {
+    if (s.startMicros < start.startMicros) start = s;
+    if (s.endMicros > end.endMicros) end = s;
+    if (
+      s.span.parentId === null &&
+      (root === null || s.startMicros < root.startMicros || (s.startMicros === root.startMicros && s.id < root.id))
+    )
+      root = s;
+    if (s.span.status.code === 'ERROR') errors++;
+    const tokens = llmTokenCounts(s.span.spanKind, s.span.attributes);
+    prompt += BigInt(tokens.prompt ?? 0);
+    completion += BigInt(tokens.completion ?? 0);
+  }
+  return {
+    id: trace.id,
+    trace_id: trace.traceId,
+    project_id: trace.projectId,
+    session_id: null,
+    start_time: nanosToIsoMicros(start.span.startTimeUnixNano),
+    end_time: nanosToIsoMicros(end.span.endTimeUnixNano),
+    root_span_id: root?.span.spanId ?? null,
+    span_count: spans.length,
+    error_count: errors,
+    token_count_prompt: clamped(prompt),
+    token_count_completion: clamped(completion),
+  };
+};
