@@ -122,7 +122,8 @@ export const startOidcProvider = async (options: {
           openid: ['sub'],
           email: ['email', 'email_verified'],
           profile: ['name', 'preferred_username', 'role', 'teams'],
-          groups: ['groups'],
+          // A namespaced claim, as many providers name custom ones (a JMESPath key that must be quoted).
+          groups: ['groups', 'https://loupe.test/groups'],
           role: ['roles'],
         },
         scopes: ['openid', 'email', 'profile', 'groups', 'role', 'offline_access'],
