@@ -430,6 +430,25 @@ test('group search: %s is the login username unless GROUP_SEARCH_FILTER_USER_ATT
   ]);
 });
 
+test('ATTR_DISPLAY_NAME and ATTR_MEMBER_OF may name other attributes of the entry', async ({ ldap }) => {
+  await ldap.add(
+    dn('mia'),
+    PERSON('mia', { mail: 'mia@example.com', displayName: 'Not This', description: 'Mia Described', seeAlso: `cn=admins,${groups}` }),
+  );
+  const settings = directory({
+    SERVICE_LDAP_TLS_MODE: 'none',
+    SERVICE_LDAP_PORT: String(ldap.port),
+    SERVICE_LDAP_ATTR_DISPLAY_NAME: 'description',
+    SERVICE_LDAP_ATTR_MEMBER_OF: 'seeAlso',
+    SERVICE_LDAP_GROUP_ROLE_MAPPINGS: JSON.stringify([
+      { group_dn: `cn=admins,${groups}`, role: 'ADMIN' },
+      { group_dn: '*', role: 'VIEWER' },
+    ]),
+  });
+  const outcome = await authenticateLdap(settings, 'mia', 'mia-Pässword!');
+  assert.equal(outcome.kind === 'ok' && [outcome.user.displayName, outcome.user.role], ['Mia Described', 'ADMIN']);
+});
+
 /** A host that accepts connections and never answers (a hung replica); counts who connected. */
 const silentHost = async (host: string, port: number) => {
   const sockets: Socket[] = [];

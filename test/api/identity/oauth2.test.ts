@@ -18,6 +18,7 @@ import { startTestServer, type TestServer } from '../../support/testServer.ts';
  * - `zeta` (provider A): a confidential client (client_secret_basic) that also uses PKCE; the role
  *   is a constant.
  * - `eta` (provider A): strict without a mapping: the value must itself name a role.
+ * - `theta` (provider A): groups from a namespaced claim (a quoted JMESPath key).
  * - a second server under the root path `/loupe`, with `alpha` as its only provider.
  */
 type Ctx = { server: TestServer; rooted: TestServer; a: OidcPeer; b: OidcPeer; admin: Credentials; appHost: string };
@@ -65,6 +66,12 @@ test.before(async (ctx) => {
     SERVICE_OAUTH2_ETA_OIDC_CONFIG_URL: ctx.a.configUrl,
     SERVICE_OAUTH2_ETA_ROLE_ATTRIBUTE_PATH: 'role',
     SERVICE_OAUTH2_ETA_ROLE_ATTRIBUTE_STRICT: 'true',
+    SERVICE_OAUTH2_THETA_CLIENT_ID: 'theta-client',
+    SERVICE_OAUTH2_THETA_CLIENT_SECRET: 'theta-secret-value-1',
+    SERVICE_OAUTH2_THETA_OIDC_CONFIG_URL: ctx.a.configUrl,
+    SERVICE_OAUTH2_THETA_SCOPES: 'groups',
+    SERVICE_OAUTH2_THETA_GROUPS_ATTRIBUTE_PATH: '"https://loupe.test/groups"',
+    SERVICE_OAUTH2_THETA_ALLOWED_GROUPS: 'engineering',
   });
   ctx.server = await startTestServer({ env });
   ctx.admin = { bearer: env.SERVICE_ADMIN_SECRET };
@@ -90,6 +97,7 @@ test.before(async (ctx) => {
     { client_id: 'epsilon-client', client_secret: 'epsilon-secret-value-1', redirect_uris: [callback('epsilon')] },
     { client_id: 'zeta-client', client_secret: 'zeta-secret-value-1', redirect_uris: [callback('zeta')] },
     { client_id: 'eta-client', client_secret: 'eta-secret-value-1', redirect_uris: [callback('eta')] },
+    { client_id: 'theta-client', client_secret: 'theta-secret-value-1', redirect_uris: [callback('theta')] },
     { client_id: 'rooted-client', client_secret: 'rooted-secret-value-1', redirect_uris: [`${ctx.rooted.baseUrl}/oauth2/alpha/tokens`] },
   ]);
   ctx.b.configure([{ client_id: 'beta-client', token_endpoint_auth_method: 'none', redirect_uris: [callback('beta')] }]);
@@ -323,6 +331,21 @@ test('strict without a mapping (rules 3 and 4): a value naming a role is used as
   const missing = await loginVia(ctx, 'eta', ctx.a, { sub: 'et-1', email: 'et@example.com', name: 'Et' });
   assert.is(missing.error, 'role_denied');
   assert.is(missing.as, null);
+});
+
+test('a groups path with a special-character key, double-quoted: the namespaced claim decides who may sign in', async (ctx) => {
+  const claim = 'https://loupe.test/groups';
+  const engineer = await loginVia(ctx, 'theta', ctx.a, { sub: 'th-1', email: 'th1@example.com', name: 'Th', [claim]: ['engineering'] });
+  assert.is(engineer.error, null);
+  assert.is((await me(ctx, engineer.as)).role, 'VIEWER', 'groups decide who signs in, not the role (rule 5)');
+  const sales = await loginVia(ctx, 'theta', ctx.a, {
+    sub: 'th-2',
+    email: 'th2@example.com',
+    name: 'Th2',
+    [claim]: ['sales'],
+    groups: ['engineering'],
+  });
+  assert.is(sales.error, 'not_in_allowed_group', 'only the configured claim counts');
 });
 
 test('under a root path the redirect URL is <origin>/<root-path>/oauth2/<idp>/tokens and the login lands under it', async (ctx) => {
