@@ -130,6 +130,19 @@ test('AUTO_LOGIN with password sign-in off: opening the app signs in through the
     const me = await whoAmI(page, server);
     assert.equal([me.data.username, me.data.role, me.data.auth_method], ['Ava Auto', 'VIEWER', 'OAUTH2']);
     await context.close();
+    // A full load of the login page (a bookmark, a reload): the server itself sends it to the provider.
+    oidc.signInAs({ sub: 'ava-1', email: 'ava@example.com', name: 'Ava Auto' });
+    const direct = await openPage(browser);
+    const hops: string[] = [];
+    direct.page.on('response', (response) => {
+      if (response.status() === 307 && new URL(response.url()).pathname === '/login') hops.push(response.headers().location ?? '');
+    });
+    await direct.page.goto(server.href('/login?returnUrl=%2Fprojects'));
+    await direct.page.waitForURL(/\/projects/);
+    await direct.page.getByRole('heading', { name: 'Projects' }).waitFor();
+    assert.equal(hops, ['/oauth2/auto/login?returnUrl=%2Fprojects']);
+    assert.is((await whoAmI(direct.page, server)).data.auth_method, 'OAUTH2');
+    await direct.context.close();
     const failed = await openPage(browser);
     await failed.page.goto(server.href('/login?error=auth_failed'));
     await failed.page.getByRole('alert').getByText('Sign-in failed. Please try again.').waitFor();
