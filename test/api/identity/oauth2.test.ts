@@ -420,11 +420,23 @@ test('flow failures end on the login page with a code: unknown provider, provide
     assert.not.ok(logs.includes(secret), 'no secret in the logs');
 });
 
-test('the page config lists the providers and their labels', async (ctx) => {
-  const reply = await callAs(ctx.server, 'GET', '/login');
-  const html = String(reply.body);
-  if (reply.status !== 200 || !html.includes('loupe-config')) return; // UI not built in this run
-  for (const label of ['Alpha', 'Beta Corp SSO', 'Gamma', 'Delta']) assert.ok(html.includes(label), label);
+test('DISPLAY_NAME: the page config lists every provider with its label (set, or generated from the name)', async (ctx) => {
+  const reply = await callAs(ctx.server, 'GET', '/ui-config.json');
+  assert.is(reply.status, 200);
+  const providers = (reply.body.oauth2Providers as { name: string; displayName: string; autoLogin: boolean }[]).map((p) => [
+    p.name,
+    p.displayName,
+    p.autoLogin,
+  ]);
+  assert.equal(
+    providers.find(([name]) => name === 'beta'),
+    ['beta', 'Beta Corp SSO', false],
+  );
+  assert.equal(
+    providers.find(([name]) => name === 'alpha'),
+    ['alpha', 'Alpha', false],
+  );
+  assert.is(providers.length, 8);
 });
 
 test.run();
