@@ -77,7 +77,7 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   const first = traceRows(page).first();
   assert.match(await text(first), /rag_query/);
   assert.match(await text(first), /How do I reset my password\? \(#0\)/, 'the input preview');
-  assert.is(await text(first.locator('td').nth(7)), '4', 'span count');
+  assert.is(await text(first.getByTestId('span-count')), '4', 'span count');
   assert.is(await first.locator('[data-status]').getAttribute('data-status'), 'ERROR', 'turn 0 failed');
   await screenshot(page, 'tracing-traces');
 
