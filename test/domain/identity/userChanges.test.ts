@@ -23,13 +23,59 @@ test('a username changes, trimmed; the same name again changes nothing', () => {
     .thenThrows('username_required');
 });
 
-test('changing the username keeps the email: no command changes an email', () => {
+test('changing the username keeps the email: only a provider (SyncEmail) changes an email', () => {
   const events = [
     aliceCreated(),
     { type: 'UsernameChanged', data: { userId: 'u1', username: 'x', previousUsername: 'alice', at: t(1) } } as UserEvent,
   ];
   const state = events.reduce(userDecider.evolve, userDecider.initialState());
   if (state.profile?.email !== 'alice@example.com') throw new Error('email changed');
+});
+
+test('SyncEmail: an external user takes the normalised address; the same one changes nothing; never a local user or a bad address', () => {
+  const oauth2 = aliceCreated({ authMethod: 'OAUTH2', passwordHash: null, oauth2ClientId: 'c', oauth2UserId: 's' });
+  given([oauth2])
+    .when({ type: 'SyncEmail', userId: 'u1', via: 'oauth2', email: ' Alice@New.Example ', now: t(5) })
+    .then([
+      {
+        type: 'EmailChanged',
+        data: { userId: 'u1', email: 'alice@new.example', previousEmail: 'alice@example.com', syncedFrom: 'oauth2', at: t(5) },
+      },
+    ]);
+  given([oauth2])
+    .when({ type: 'SyncEmail', userId: 'u1', via: 'oauth2', email: 'ALICE@example.com', now: t(5) })
+    .then([]);
+  given([oauth2])
+    .when({ type: 'SyncEmail', userId: 'u1', via: 'oauth2', email: 'no-at-sign', now: t(5) })
+    .thenThrows('email_invalid');
+  given([aliceCreated()])
+    .when({ type: 'SyncEmail', userId: 'u1', via: 'oauth2', email: 'x@example.com', now: t(5) })
+    .thenThrows('session_method_mismatch');
+  given([oauth2])
+    .when({ type: 'SyncEmail', userId: 'u1', via: 'ldap', email: 'x@example.com', now: t(5) })
+    .thenThrows('session_method_mismatch');
+});
+
+test('LinkExternalIdentity: records new provider ids once; the ids it already carries change nothing; ids are checked', () => {
+  const oauth2 = aliceCreated({ authMethod: 'OAUTH2', passwordHash: null });
+  const link = { type: 'LinkExternalIdentity', userId: 'u1', via: 'oauth2', provider: 'acme', ldapUniqueId: null, now: t(5) } as const;
+  given([oauth2])
+    .when({ ...link, oauth2ClientId: 'c', oauth2UserId: 's' })
+    .then([
+      {
+        type: 'ExternalIdentityLinked',
+        data: { userId: 'u1', via: 'oauth2', provider: 'acme', oauth2ClientId: 'c', oauth2UserId: 's', ldapUniqueId: null, at: t(5) },
+      },
+    ]);
+  given([aliceCreated({ authMethod: 'OAUTH2', passwordHash: null, oauth2ClientId: 'c', oauth2UserId: 's' })])
+    .when({ ...link, oauth2ClientId: 'c', oauth2UserId: 's' })
+    .then([]);
+  given([oauth2])
+    .when({ ...link, oauth2ClientId: 'c', oauth2UserId: 's\u0000' })
+    .thenThrows('external_id_invalid');
+  given([aliceCreated()])
+    .when({ ...link, oauth2ClientId: 'c', oauth2UserId: 's' })
+    .thenThrows('session_method_mismatch');
 });
 
 const selfChange = (matches: boolean, verifiedHash: string | null = HASH_A): ChangePassword => ({
