@@ -13,6 +13,12 @@ import {
   TraceAnnotationResolver,
 } from './resolvers/annotationResolvers.ts';
 import { ApiKeyMutations } from './resolvers/apiKeyMutations.ts';
+import {
+  DatasetExampleFieldResolver,
+  DatasetFieldResolver,
+  DatasetQueryResolver,
+  ExperimentFieldResolver,
+} from './resolvers/datasetResolvers.ts';
 import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
@@ -54,6 +60,10 @@ export const RESOLVERS = [
   PromptQueryResolver,
   PromptFieldResolver,
   PromptVersionFieldResolver,
+  DatasetQueryResolver,
+  DatasetFieldResolver,
+  DatasetExampleFieldResolver,
+  ExperimentFieldResolver,
 ] as const;
 
 let built: GraphQLSchema | null = null;

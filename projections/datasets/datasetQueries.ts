@@ -32,6 +32,7 @@ export type DatasetVersionWithChangesRow = z.infer<typeof versionWithChangesRow>
 const exampleRow = z.object({
   id: z.bigint().transform(Number),
   example_id: z.string(),
+  kind: z.enum(['CREATE', 'PATCH', 'DELETE']),
   external_id: z.string().nullable(),
   span_id: z.string().nullable(),
   span_rowid: z.bigint().transform(Number).nullable(),
@@ -39,6 +40,7 @@ const exampleRow = z.object({
   output: json,
   metadata: json,
   updated_us: z.bigint(),
+  created_us: z.bigint(),
   splits: z.array(z.string()),
 });
 export type DatasetExampleRow = z.infer<typeof exampleRow>;
@@ -138,8 +140,8 @@ export const examplesAtVersion = (
   },
 ): Promise<readonly DatasetExampleRow[]> =>
   db.any(sql.type(exampleRow)`
-    SELECT e.id, e.example_id::text AS example_id, e.external_id, e.span_id, (SELECT s.id FROM spans s WHERE s.span_id = e.span_id) AS span_rowid,
-      r.input, r.output, r.metadata, ${micros('r.created_at')} AS updated_us,
+    SELECT e.id, e.example_id::text AS example_id, r.kind, e.external_id, e.span_id, (SELECT s.id FROM spans s WHERE s.span_id = e.span_id) AS span_rowid,
+      r.input, r.output, r.metadata, ${micros('r.created_at')} AS updated_us, ${micros('e.created_at')} AS created_us,
       COALESCE((SELECT array_agg(sp.name ORDER BY sp.name) FROM dataset_split_examples se JOIN dataset_splits sp ON sp.id = se.split_id
         WHERE se.example_id = e.example_id), '{}') AS splits
     FROM (${latestRevisions(q.datasetId, q.versionRow)}) r JOIN dataset_examples e ON e.example_id = r.example_id
@@ -183,6 +185,41 @@ export const versionChanges = (
       ${q.afterRow !== null ? sql.fragment`AND e.id > ${q.afterRow}` : sql.fragment``}
     ORDER BY e.id LIMIT ${q.limit}`);
 
+const exampleRefRow = z.object({
+  id: z.bigint().transform(Number),
+  example_id: z.string(),
+  dataset_id: z.string(),
+  external_id: z.string().nullable(),
+  created_us: z.bigint(),
+});
+export type DatasetExampleRefRow = z.infer<typeof exampleRefRow>;
+
+/** An example by row id (any dataset), whatever its revisions. */
+export const findDatasetExample = (db: CommonQueryMethods, id: number): Promise<DatasetExampleRefRow | null> =>
+  db.maybeOne(sql.type(exampleRefRow)`
+    SELECT e.id, e.example_id::text AS example_id, e.dataset_id::text AS dataset_id, e.external_id, ${micros('e.created_at')} AS created_us
+    FROM dataset_examples e WHERE e.id = ${id}`);
+
+const revisionRow = z.object({
+  kind: z.enum(['CREATE', 'PATCH', 'DELETE']),
+  input: json,
+  output: json,
+  metadata: json,
+  created_us: z.bigint(),
+});
+export type DatasetExampleRevisionRow = z.infer<typeof revisionRow>;
+
+/** An example's latest revision up to a version (null: the latest of all); null when it has none by then. */
+export const exampleRevisionAt = (
+  db: CommonQueryMethods,
+  exampleId: string,
+  versionRow: number | null,
+): Promise<DatasetExampleRevisionRow | null> =>
+  db.maybeOne(sql.type(revisionRow)`
+    SELECT r.kind, r.input, r.output, r.metadata, ${micros('r.created_at')} AS created_us FROM dataset_example_revisions r
+    WHERE r.example_id = ${exampleId} ${versionRow !== null ? sql.fragment`AND r.version_row <= ${versionRow}` : sql.fragment``}
+    ORDER BY r.version_row DESC LIMIT 1`);
+
 /** Example uuids of a dataset by their row ids (DatasetExample GlobalIDs) or external ids. */
 export const findDatasetExamples = (
   db: CommonQueryMethods,
@@ -222,6 +259,12 @@ const splitColumns = (datasetId: string) => sql.fragment`
 /** Every split (they are global), by name, with the count of `datasetId`'s examples in it. */
 export const listDatasetSplits = (db: CommonQueryMethods, datasetId: string): Promise<readonly DatasetSplitRow[]> =>
   db.any(sql.type(splitRow)`SELECT ${splitColumns(datasetId)} FROM dataset_splits sp ORDER BY sp.name`);
+
+/** The splits one example is in, by name. */
+export const splitsOfExample = (db: CommonQueryMethods, datasetId: string, exampleId: string): Promise<readonly DatasetSplitRow[]> =>
+  db.any(sql.type(splitRow)`
+    SELECT ${splitColumns(datasetId)} FROM dataset_splits sp
+    WHERE sp.id IN (SELECT se.split_id FROM dataset_split_examples se WHERE se.example_id = ${exampleId}) ORDER BY sp.name`);
 
 /** A split by row id or name, with the count of `datasetId`'s examples in it. */
 export const findDatasetSplit = (

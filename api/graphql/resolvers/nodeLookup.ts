@@ -3,6 +3,7 @@ import type { Permission } from '../../../domain/access/permissions.ts';
 import { findApiKey } from '../../../projections/apiKeys/apiKeyQueries.ts';
 import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
+import { datasetNodeById } from './datasetResolvers.ts';
 import { gqlError } from '../graphqlError.ts';
 import { apiKeyOf, secretOf, userOf } from '../identityMappers.ts';
 import type { Node } from '../relay.ts';
@@ -69,6 +70,12 @@ export const nodeById = async (ctx: GraphqlContext, id: string): Promise<Node> =
       found = row !== null && row.kind === (type === 'UserApiKey' ? 'user' : 'system') ? apiKeyOf(row) : null;
       break;
     }
+    case 'Dataset':
+    case 'DatasetVersion':
+    case 'DatasetExample':
+    case 'Experiment':
+      found = await datasetNodeById(ctx, type, n);
+      break;
     case 'Secret': {
       demand(ctx, 'secrets.manage');
       const page = await listSecrets(ctx.deps.pool, { search: key, afterKey: null, limit: 1000 });
