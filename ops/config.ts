@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { LdapSettings } from '../api/identity/ldap/ldapSettings.ts';
 import type { OAuth2ProviderSettings } from '../api/identity/oauth2/oauth2Settings.ts';
+import { parseAllowedBaseUrls } from '../api/rest/playground/baseUrlRule.ts';
 import type { PlaygroundSettings } from '../api/rest/playground/playgroundSettings.ts';
 import { PLAYGROUND_PROVIDERS } from '../domain/playground/playgroundProvider.ts';
 import { isValidEmail, normaliseEmail } from '../domain/identity/email.ts';
@@ -289,6 +290,14 @@ const expandHome = (value: string, env: Env): string => {
   return join(home, value.slice(1));
 };
 
+/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (api/rest/playground/baseUrlRule.ts says what it allows). */
+const readAllowedBaseUrls = (r: Reader): readonly string[] => {
+  const parsed = parseAllowedBaseUrls(r.string('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', ''));
+  if ('urls' in parsed) return parsed.urls;
+  r.problem('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', parsed.problem);
+  return [];
+};
+
 /** Relative paths resolve against the current directory; `~` against the home directory. */
 const readWorkingDir = (r: Reader, env: Env): string => resolve(expandHome(r.string('SERVICE_WORKING_DIR', DEFAULTS.workingDir), env));
 
@@ -531,6 +540,7 @@ export const loadConfig = (env: Env = process.env): Config => {
       environmentKeys: Object.fromEntries(
         PLAYGROUND_PROVIDERS.map((p) => [`${p}_API_KEY`, env[`${p}_API_KEY`]?.trim() ?? ''] as const).filter(([, v]) => v !== ''),
       ),
+      allowedBaseUrls: readAllowedBaseUrls(r),
     },
   };
   // External sign-in ends in our own session cookies: without auth there is nothing to sign in to.

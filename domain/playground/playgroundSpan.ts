@@ -5,8 +5,17 @@ import type { SpanBatch } from '../tracing/spanRecord.ts';
 /** The project every playground run is recorded in, created on first use like any ingested project. */
 export const PLAYGROUND_PROJECT = 'playground';
 
-export type ChatMessage = { readonly role: string; readonly content: string };
 export type ToolCall = { readonly id: string; readonly name: string; readonly arguments: string };
+/**
+ * One message as sent to a provider: an assistant turn may carry the tool calls it made, and a
+ * `tool` turn answers one of them by its id.
+ */
+export type ChatMessage = {
+  readonly role: string;
+  readonly content: string;
+  readonly toolCallId?: string;
+  readonly toolCalls?: readonly ToolCall[];
+};
 export type TokenUsage = { readonly prompt: number; readonly completion: number; readonly total: number };
 
 /** What one playground run sent and got back; ids and times are chosen by the caller (this stays pure). */
@@ -28,6 +37,16 @@ export type PlaygroundRun = {
   readonly error: string | null;
 };
 
+/** A message in the snake_case shape instrumented applications log as their input. */
+const wireMessage = (m: ChatMessage) => ({
+  role: m.role,
+  content: m.content,
+  ...(m.toolCallId !== undefined ? { tool_call_id: m.toolCallId } : {}),
+  ...(m.toolCalls !== undefined && m.toolCalls.length > 0
+    ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+    : {}),
+});
+
 const str = (s: string): AttributeValue => ({ str: s });
 const int = (n: number): AttributeValue => ({ int: String(Math.trunc(n)) });
 
@@ -43,13 +62,18 @@ export const playgroundSpanAttributes = (run: PlaygroundRun): Attributes => {
     ['llm.system', str(run.provider)],
     ['llm.model_name', str(run.modelName)],
     ['llm.invocation_parameters', str(JSON.stringify(run.invocationParameters))],
-    ['input.value', str(JSON.stringify({ messages: run.messages }))],
+    ['input.value', str(JSON.stringify({ messages: run.messages.map(wireMessage) }))],
     ['input.mime_type', str('application/json')],
     ['llm.prompt_template.variables', str(JSON.stringify(run.variables))],
   ];
   run.messages.forEach((m, i) => {
     pairs.push([`llm.input_messages.${i}.message.role`, str(m.role)]);
     pairs.push([`llm.input_messages.${i}.message.content`, str(m.content)]);
+    if (m.toolCallId !== undefined) pairs.push([`llm.input_messages.${i}.message.tool_call_id`, str(m.toolCallId)]);
+    (m.toolCalls ?? []).forEach((call, j) => {
+      const at = `llm.input_messages.${i}.message.tool_calls.${j}.tool_call`;
+      pairs.push([`${at}.id`, str(call.id)], [`${at}.function.name`, str(call.name)], [`${at}.function.arguments`, str(call.arguments)]);
+    });
   });
   run.tools.forEach((tool, i) => pairs.push([`llm.tools.${i}.tool.json_schema`, str(JSON.stringify(tool))]));
   if (run.error === null) {

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { draftFromSpan, draftRequest, emptyDraft } from '../../ui/src/lib/playground/playgroundDraft.ts';
+import { draftFromSpan, draftMessages, draftRequest, emptyDraft, wireMessages } from '../../ui/src/lib/playground/playgroundDraft.ts';
+import { inputPaths, mappingFor } from '../../ui/src/lib/playground/datasetMapping.ts';
 import { createSseParser } from '../../ui/src/lib/playground/sseEvents.ts';
 import { templateVariables } from '../../ui/src/lib/playground/templateVariables.ts';
 import { inputMessages } from '../../ui/src/lib/tracing/openInference.ts';
@@ -36,7 +37,15 @@ test('variables are found per template format, in order of first use', () => {
 
 test('temperature, max tokens and other parameters combine; bad JSON names its field', () => {
   const ok = draftRequest({ ...emptyDraft(), temperature: '0.2', maxTokens: '64', otherParameters: '{"top_p": 0.5}', tools: '' });
-  assert.equal(ok, { ok: true, parameters: { top_p: 0.5, temperature: 0.2, max_tokens: 64 }, tools: [] });
+  assert.equal(ok, {
+    ok: true,
+    messages: [
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: '{{question}}' },
+    ],
+    parameters: { top_p: 0.5, temperature: 0.2, max_tokens: 64 },
+    tools: [],
+  });
   assert.equal(draftRequest({ ...emptyDraft(), otherParameters: '[1]' }), {
     ok: false,
     problem: 'Other parameters: must be a JSON object, e.g. {"top_p": 0.9}',
@@ -57,7 +66,15 @@ test('an LLM span loads its messages verbatim, model, provider and parameters wi
       input_messages: [
         { message: { role: 'developer', content: 'Be {{brief}}' } },
         { message: { role: 'user', contents: [{ message_content: { type: 'text', text: 'Hi' } }] } },
-        { message: { role: 'tool', content: '{"ok": true}' } },
+        {
+          message: {
+            role: 'assistant',
+            content: '',
+            tool_calls: [{ tool_call: { id: 'call_7', function: { name: 'lookup', arguments: '{"q":1}' } } }],
+          },
+        },
+        { message: { role: 'tool', content: '{"ok": true}', tool_call_id: 'call_7' } },
+        { message: { role: 'function', content: 'legacy' } },
       ],
     },
   };
@@ -65,6 +82,8 @@ test('an LLM span loads its messages verbatim, model, provider and parameters wi
   assert.equal(draft.messages, [
     { role: 'system', content: 'Be {{brief}}' },
     { role: 'user', content: 'Hi' },
+    { role: 'assistant', content: '', toolCalls: JSON.stringify([{ id: 'call_7', name: 'lookup', arguments: '{"q":1}' }], null, 2) },
+    { role: 'tool', content: '{"ok": true}', toolCallId: 'call_7' },
   ]);
   assert.is(draft.templateFormat, 'NONE');
   assert.is(draft.provider, 'OLLAMA');
@@ -72,6 +91,52 @@ test('an LLM span loads its messages verbatim, model, provider and parameters wi
   assert.is(draft.temperature, '0.7');
   assert.is(draft.maxTokens, '100');
   assert.equal(JSON.parse(draft.otherParameters), { seed: 3 });
+});
+
+test('tool calls and tool results go out as content parts, and come back into the editor the same', () => {
+  const draft = [
+    { role: 'user' as const, content: 'Weather in {{city}}?' },
+    { role: 'assistant' as const, content: '', toolCalls: '[{"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}]' },
+    { role: 'tool' as const, content: '{"temp": 21}', toolCallId: 'call_1' },
+  ];
+  const wire = wireMessages(draft);
+  assert.equal(wire, {
+    messages: [
+      { role: 'user', content: 'Weather in {{city}}?' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_call',
+            tool_call_id: 'call_1',
+            tool_call: { type: 'function', name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+        ],
+      },
+      { role: 'tool', content: [{ type: 'tool_result', tool_call_id: 'call_1', tool_result: '{"temp": 21}' }] },
+    ],
+  });
+  const back = draftMessages((wire as { messages: never[] }).messages);
+  assert.equal(back[2], { role: 'tool', content: '{"temp": 21}', toolCallId: 'call_1' });
+  assert.equal(JSON.parse(back[1]!.toolCalls!), [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+  assert.equal(wireMessages([{ role: 'tool', content: 'x', toolCallId: ' ' }]), {
+    problem: 'Message 1: a tool message needs the id of the tool call it answers',
+  });
+  assert.equal(wireMessages([{ role: 'assistant', content: '', toolCalls: '[{"name": "x"}]' }]), {
+    problem: 'Message 1: tool calls must be a JSON array of {"id", "name", "arguments"}',
+  });
+});
+
+test("a dataset's input keys are offered for mapping; a variable named like a key takes it unless chosen otherwise", () => {
+  const paths = inputPaths([{ question: 'a', meta: { lang: 'fr' } }, { extra: 1 }, 'not an object']);
+  assert.equal(paths, ['question', 'meta', 'meta.lang', 'extra']);
+  const choice = { datasetId: 'd', versionId: 'v', paths, mapping: { lang: 'meta.lang', question: '' }, exampleCount: 2 };
+  assert.equal(mappingFor(choice, ['question', 'lang', 'extra', 'tone']), {
+    question: null,
+    lang: 'meta.lang',
+    extra: 'extra',
+    tone: null,
+  });
 });
 
 test.run();

@@ -4,6 +4,11 @@ export type PlaygroundSettings = {
   readonly timeoutSeconds: number;
   /** Provider keys from the server's environment by name (`OPENAI_API_KEY`); stored secrets win over them. */
   readonly environmentKeys: Readonly<Record<string, string>>;
+  /**
+   * `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS`: the only base URLs the playground may call, when not
+   * empty; empty refuses link-local and cloud metadata addresses only (baseUrlRule.ts).
+   */
+  readonly allowedBaseUrls: readonly string[];
 };
 
-export const DEFAULT_PLAYGROUND_SETTINGS: PlaygroundSettings = { timeoutSeconds: 60, environmentKeys: {} };
+export const DEFAULT_PLAYGROUND_SETTINGS: PlaygroundSettings = { timeoutSeconds: 60, environmentKeys: {}, allowedBaseUrls: [] };

@@ -22,6 +22,18 @@ export type ProviderCall = {
   readonly signal: AbortSignal;
 };
 
+/** OpenAI's shape: an assistant turn's tool calls beside its text, a tool turn naming the call it answers. */
+const openAiMessage = (m: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam => {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content };
+  if (m.role === 'assistant' && m.toolCalls !== undefined && m.toolCalls.length > 0)
+    return {
+      role: 'assistant',
+      content: m.content === '' ? null : m.content,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    };
+  return { role: m.role, content: m.content } as OpenAI.Chat.ChatCompletionMessageParam;
+};
+
 // Retries would hide a 429 from the person at the keyboard and multiply the wait: one attempt.
 const openAiStream = async function* (call: ProviderCall): AsyncGenerator<ProviderEvent> {
   const client = new OpenAI({ apiKey: call.apiKey, baseURL: call.baseUrl ?? undefined, maxRetries: 0, timeout: call.timeoutMs });
@@ -29,7 +41,7 @@ const openAiStream = async function* (call: ProviderCall): AsyncGenerator<Provid
     {
       ...call.invocationParameters,
       model: call.model,
-      messages: call.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      messages: call.messages.map(openAiMessage),
       ...(call.tools.length > 0 ? { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
       stream: true,
       stream_options: { include_usage: true },
@@ -69,7 +81,7 @@ const anthropicStream = async function* (call: ProviderCall): AsyncGenerator<Pro
       ...call.invocationParameters,
       model: call.model,
       ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
-      messages: turns.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content })),
+      messages: anthropicTurns(turns),
       ...(call.tools.length > 0 ? { tools: call.tools.map(anthropicTool) } : {}),
       stream: true,
     } as Anthropic.MessageCreateParamsStreaming,
@@ -90,6 +102,39 @@ const anthropicStream = async function* (call: ProviderCall): AsyncGenerator<Pro
     }
   }
   yield { type: 'usage', usage: { prompt, completion, total: prompt + completion } };
+};
+
+const parsedArguments = (raw: string): unknown => {
+  try {
+    return raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch {
+    return { arguments: raw };
+  }
+};
+
+/**
+ * Anthropic's shape: tool calls are `tool_use` blocks of the assistant turn, and tool results
+ * `tool_result` blocks of a user turn (consecutive ones joined, as the API wants turns to alternate).
+ */
+const anthropicTurns = (messages: readonly ChatMessage[]): Anthropic.MessageParam[] => {
+  const turns: Anthropic.MessageParam[] = [];
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      const block: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content: m.content };
+      const last = turns.at(-1);
+      if (last !== undefined && last.role === 'user' && Array.isArray(last.content)) last.content.push(block);
+      else turns.push({ role: 'user', content: [block] });
+    } else if (m.role === 'assistant' && m.toolCalls !== undefined && m.toolCalls.length > 0)
+      turns.push({
+        role: 'assistant',
+        content: [
+          ...(m.content === '' ? [] : [{ type: 'text' as const, text: m.content }]),
+          ...m.toolCalls.map((c) => ({ type: 'tool_use' as const, id: c.id, name: c.name, input: parsedArguments(c.arguments) })),
+        ],
+      });
+    else turns.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content });
+  }
+  return turns;
 };
 
 /** Streams one chat completion through the provider's official SDK. */

@@ -32,7 +32,8 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
  * first word), `tools` streams a tool call in pieces, `unauthorized` answers 401 (echoing the key
  * it got, as a careless server might), `limited` 429, `hang` never answers, `stalled` sends one
  * word and then nothing until the caller goes away, `trickle` sends a word every 600 ms (slower in
- * total than a 1 s idle timeout, never idle that long).
+ * total than a 1 s idle timeout, never idle that long), `echo` answers "Echo: " and the last user
+ * message (429 when that message holds `[429]`).
  */
 export const startFakeOpenAi = async (): Promise<FakeOpenAi> => {
   const received: Received[] = [];
@@ -57,6 +58,9 @@ export const startFakeOpenAi = async (): Promise<FakeOpenAi> => {
     if (req.url !== '/v1/chat/completions') return fail(404, `no route ${req.url}`, 'not_found');
     if (body.model === 'unauthorized') return fail(401, `Incorrect API key provided: ${req.headers.authorization}`, 'invalid_api_key');
     if (body.model === 'limited') return fail(429, 'Rate limit reached for requests', 'rate_limit_exceeded');
+    const lastUser = [...(body.messages ?? [])].reverse().find((m: { role: string }) => m.role === 'user')?.content;
+    if (body.model === 'echo' && String(lastUser).includes('[429]'))
+      return fail(429, 'Rate limit reached for requests', 'rate_limit_exceeded');
     if (body.model === 'hang') {
       hanging.add(res);
       return;
@@ -68,6 +72,10 @@ export const startFakeOpenAi = async (): Promise<FakeOpenAi> => {
       send(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }));
       send(chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }));
       send(chunk({}, 'tool_calls'));
+    } else if (body.model === 'echo') {
+      send(chunk({ content: 'Echo: ' }));
+      send(chunk({ content: String(lastUser) }));
+      send(chunk({}, 'stop'));
     } else {
       send(chunk({ content: 'Hello' }));
       if (body.model === 'gated') await gate;

@@ -331,7 +331,7 @@ test('viewers may not run the playground; the key is never in a response or a lo
 
 test('a key in the server environment is used when no secret is stored (config reads the provider variable)', () => {
   const config = loadConfig({ OPENAI_API_KEY: ' sk-env ', SERVICE_PLAYGROUND_TIMEOUT_SECONDS: '5' });
-  assert.equal(config.playground, { timeoutSeconds: 5, environmentKeys: { OPENAI_API_KEY: 'sk-env' } });
+  assert.equal(config.playground, { timeoutSeconds: 5, environmentKeys: { OPENAI_API_KEY: 'sk-env' }, allowedBaseUrls: [] });
 });
 
 test.run();

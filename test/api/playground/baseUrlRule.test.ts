@@ -1,0 +1,69 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { checkBaseUrl, parseAllowedBaseUrls } from '../../../api/rest/playground/baseUrlRule.ts';
+import { HttpError } from '../../../api/http/httpError.ts';
+import { loadConfig } from '../../../ops/config.ts';
+
+/** Which base URLs the playground may call: metadata addresses never by default, an operator's list when set. */
+const test = suite('playground base URL rule');
+
+const refusal = async (baseUrl: string, allowed: readonly string[] = []): Promise<HttpError | null> => {
+  try {
+    await checkBaseUrl(baseUrl, allowed);
+    return null;
+  } catch (e) {
+    if (e instanceof HttpError) return e;
+    throw e;
+  }
+};
+
+test('given no list, link-local and cloud metadata addresses are refused with a 403 naming the setting', async () => {
+  for (const url of [
+    'http://169.254.169.254/latest/meta-data',
+    'http://169.254.170.2/v1',
+    'http://[fe80::1]/v1',
+    'http://[::ffff:169.254.169.254]/v1',
+    'http://[fd00:ec2::254]/',
+    'http://100.100.100.200/',
+    'http://metadata.google.internal/computeMetadata/v1',
+    'http://METADATA.google.internal./x',
+  ]) {
+    const e = await refusal(url);
+    assert.ok(e, `${url} is refused`);
+    assert.is(e!.status, 403);
+    assert.is(e!.code, 'base_url_not_allowed');
+    assert.match(e!.message, /SERVICE_PLAYGROUND_ALLOWED_BASE_URLS/);
+  }
+});
+
+test('given no list, loopback, private networks and public hosts stay open (self-hosted models)', async () => {
+  for (const url of [
+    'http://127.0.0.1:11434/v1',
+    'http://localhost:8000/v1',
+    'http://10.0.0.5/v1',
+    'https://api.example.com/v1',
+    'http://[::1]:8000/v1',
+  ])
+    assert.is(await refusal(url), null, url);
+});
+
+test('given a list, only base URLs under one of its entries are called, metadata addresses too when listed', async () => {
+  const parsed = parseAllowedBaseUrls(' http://127.0.0.1:11434/v1 , https://Gateway.example.com ,http://169.254.169.254/');
+  assert.ok('urls' in parsed);
+  const allowed = (parsed as { urls: string[] }).urls;
+  assert.equal(allowed, ['http://127.0.0.1:11434/v1/', 'https://gateway.example.com/', 'http://169.254.169.254/']);
+  assert.is(await refusal('http://127.0.0.1:11434/v1', allowed), null);
+  assert.is(await refusal('https://gateway.example.com:443/openai/v1', allowed), null);
+  assert.is(await refusal('http://169.254.169.254/v1', allowed), null);
+  assert.match((await refusal('http://127.0.0.1:11434/v1beta', allowed))!.message, /not under one of the allowed base URLs/);
+  assert.is((await refusal('http://127.0.0.1:8000/v1', allowed))!.status, 403);
+  assert.is((await refusal('http://gateway.example.com/', allowed))!.status, 403, 'the scheme counts');
+});
+
+test('the setting is read from the environment, and a value that is not URLs is a configuration problem', () => {
+  const config = loadConfig({ SERVICE_PLAYGROUND_ALLOWED_BASE_URLS: 'http://ollama:11434/v1' });
+  assert.equal(config.playground.allowedBaseUrls, ['http://ollama:11434/v1/']);
+  assert.throws(() => loadConfig({ SERVICE_PLAYGROUND_ALLOWED_BASE_URLS: 'ftp://x, nope' }), /SERVICE_PLAYGROUND_ALLOWED_BASE_URLS/);
+});
+
+test.run();
