@@ -334,7 +334,13 @@ roles('a viewer gets no boxes to tick and no "Add to dataset"; a member does', a
   await member.page.getByRole('link', { name: 'guarded' }).click();
   await waitForRows(member.page, 'trace-row', 4);
   assert.is(await member.page.locator('[data-testid=traces-table] input[type=checkbox]').count(), 5, 'a box per row and one for the page');
-  await member.page.getByRole('button', { name: 'Add to dataset' }).waitFor();
+  // And a member's add goes through with their session (a new dataset of the one ticked trace)
+  await member.page.locator('[data-testid=trace-row] input[type=checkbox]').first().check();
+  await member.page.getByRole('button', { name: 'Add to dataset' }).click();
+  const dialog = member.page.getByRole('dialog');
+  await dialog.getByLabel('New dataset name').fill('from-mia');
+  await dialog.getByRole('button', { name: 'Create dataset and add' }).click();
+  await member.page.getByRole('status').filter({ hasText: '1 example added to from-mia' }).waitFor();
   assert.equal(unexpectedProblems(member.problems), []);
   await member.context.close();
 });
