@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type Koa from 'koa';
@@ -205,7 +206,13 @@ const upload = async (ctx: Koa.Context, deps: AppDeps): Promise<void> => {
       throw new HttpError(409, 'dataset_exists', `A dataset named "${input.name}" already exists.`);
     const result = await uploadDataset(
       deps.store,
-      { datasetId: existing?.dataset_id ?? null, name: input.name, description: input.description, chunks: input.chunks },
+      {
+        datasetId: existing?.dataset_id ?? null,
+        name: input.name,
+        description: input.description,
+        chunks: input.chunks,
+        spoolDir: tmpdir(),
+      },
       commandContextOf(ctx),
     );
     // The read model takes a large upload in as one batch: allow it time in proportion (100,000 examples: ~65 s).
