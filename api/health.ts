@@ -48,6 +48,8 @@ export const healthRoutes = (deps: AppDeps): RouteDef[] => [
         projectionLag: lag,
         // Per read model, sampled every second: events not applied yet and the age of the oldest of them.
         projections: deps.lag?.current() ?? [],
+        // Which process applies each read model (several processes may share one PostgreSQL database).
+        owners: deps.runner.projections().map((p) => ({ name: p.name, owner: p.owner, here: p.ownedHere })),
       };
     },
   },

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { createApp, type App } from '../api/createApp.ts';
@@ -24,6 +25,7 @@ import { allProjections } from '../projections/allProjections.ts';
 import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, ProjectionStoppedError, type ProjectionRunner } from '../projections/projectionRunner.ts';
+import { createReadModelLease, ownerLabel } from '../projections/readModelLease.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
@@ -73,7 +75,11 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     const identity = createIdentity(config, { passwordCost: options.passwordCost });
     for (const warning of identity.warnings) logger.warn(warning);
     const liveModels: LiveModel[] = [identity.liveModel];
-    const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger });
+    // Several processes may share a PostgreSQL database: each read model is applied by one of them
+    // (docs/ARCHITECTURE.md, "Running several processes"). PGlite is one process by nature.
+    const lease =
+      database.kind === 'postgres' ? createReadModelLease(database.pool, { label: ownerLabel(process.pid, hostname()) }) : undefined;
+    const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger, lease });
     await runner.start();
     closers.unshift(() => runner.stop());
     const lag = createLagMonitor({

@@ -61,10 +61,14 @@ export const migrate = async (pool: DatabasePool, migrations: readonly Migration
     ids.add(m.id);
   }
   return pool.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(7305001)`);
     // A migration that rewrites a big table (filling a new column over a million spans) takes
-    // minutes; the pool's per-statement timeout is for requests, not for this one transaction.
+    // minutes; the pool's per-statement timeout is for requests, not for this one transaction,
+    // nor for a second process waiting on the lock below while the first one migrates.
     await tx.query(sql.unsafe`SET LOCAL statement_timeout = 0`);
+    // Processes starting together (several `loupe serve` on one database) migrate one after the
+    // other; the later ones then find every migration recorded (READ COMMITTED: a fresh snapshot
+    // per statement, taken after the lock is granted).
+    await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(7305001)`);
     await tx.query(sql.unsafe`CREATE TABLE IF NOT EXISTS schema_migrations (
       id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const applied = new Set(await tx.anyFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM schema_migrations`));

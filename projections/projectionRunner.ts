@@ -6,6 +6,7 @@ import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operat
 import type { LiveModel } from './liveModel.ts';
 import type { Projection } from './projection.ts';
 import { DEFAULT_BATCH_BYTES, readBatch } from './readBatch.ts';
+import type { ReadModelLease } from './readModelLease.ts';
 import { cleanRebuildLeftovers } from './rebuildLeftovers.ts';
 import {
   clearStop,
@@ -66,6 +67,15 @@ export type ProjectionRunnerOptions = {
   /** First and longest pause between attempts on a stopped read model (doubling in between). */
   readonly retryMs?: { readonly first: number; readonly max: number };
   readonly logger?: RunnerLogger;
+  /**
+   * Several processes on one PostgreSQL database: each read model is applied only by the process
+   * holding its lock; the others follow its checkpoint (for waitFor, status and lag) and the lease
+   * claims the locks every `claimMs` in case an owner died. Without a lease (PGlite, one-off commands) this
+   * process applies every read model, as a single process does.
+   */
+  readonly lease?: ReadModelLease;
+  /** How often a follower tries to take over read models (and the owner checks it still owns them). */
+  readonly claimMs?: number;
 };
 
 /** One read model as this process sees it. */
@@ -74,6 +84,10 @@ export type ProjectionState = {
   readonly position: Position;
   /** Set while it waits at an event it could not apply; the others keep going. */
   readonly stop: ProjectionStop | null;
+  /** Whether this process applies it (owns its lock). */
+  readonly ownedHere: boolean;
+  /** The process that applies it (`loupe <pid>@<host>`), as last seen; null while nobody owns it. */
+  readonly owner: string | null;
 };
 
 export type ProjectionRunner = {
@@ -147,11 +161,18 @@ export const applyBatch = async (
   return reached;
 };
 
+/** How often a follower reads the owners' checkpoints when nobody waits for them. */
+const FOLLOW_IDLE_MS = 500;
+
 const earliest = (positions: readonly Position[]): Position =>
   positions.reduce((a, b) => (comparePosition(a, b) <= 0 ? a : b), positions[0] ?? START);
 
 type Lane = {
   readonly projection: Projection;
+  /** This process applies it; otherwise another process does, and `checkpoint` and `stop` are read from its row. */
+  owned: boolean;
+  /** Who applies it, as last seen (this process's label when owned). */
+  owner: string | null;
   /** Everything up to here is applied (as far as this process knows; the database row is the truth). */
   checkpoint: Position;
   stop: ProjectionStop | null;
@@ -188,8 +209,13 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
   const idleMs = options.idleMs ?? 100;
   const retryFirst = options.retryMs?.first ?? 1000;
   const retryMax = options.retryMs?.max ?? 30_000;
+  const lease = options.lease;
+  const claimMs = options.claimMs ?? 1000;
+  const selfLabel = lease?.label ?? 'this process';
   const lanes: Lane[] = projections.map((projection) => ({
     projection,
+    owned: !lease,
+    owner: lease ? null : selfLabel,
     checkpoint: START,
     stop: null,
     retryAt: 0,
@@ -333,7 +359,7 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
 
   const retryDue = async () => {
     for (const lane of lanes) {
-      if (!lane.stop || Date.now() < lane.retryAt) continue;
+      if (!lane.owned || !lane.stop || Date.now() < lane.retryAt) continue;
       const was = lane.stop;
       await refreshSkips();
       // Read from this read model's own checkpoint: it is behind the others.
@@ -350,11 +376,89 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
     }
   };
 
+  const stopRow = checkpointRow.extend(stopColumns.shape);
+  const rowsOf = async (names: readonly string[]) =>
+    new Map(
+      (
+        await pool.any(sql.type(stopRow)`
+          SELECT name, tx, seq, ${STOP_COLUMNS} FROM projection_checkpoints WHERE name = ANY(${sql.array(names, 'text')})`)
+      ).map((r) => [r.name, r]),
+    );
+  const nameOf = (l: Lane) => l.projection.name;
+
+  /**
+   * Brings the lanes in line with the locks the lease holds (it claims on its own timer): takes
+   * over the read models whose owner is gone and gives up the ones this process lost (its lock
+   * connection died: the locks went with it). A read model gained starts from its row, i.e. from
+   * what the last owner committed; a batch the dead owner had in flight was rolled back with its
+   * session.
+   */
+  const syncOwnership = async () => {
+    if (!lease) return;
+    const held = lease.held();
+    const lost = lanes.filter((l) => l.owned && !held.has(nameOf(l)));
+    for (const lane of lost) {
+      lane.owned = false;
+      lane.owner = null;
+    }
+    if (lost.length > 0)
+      logger?.warn?.(
+        { projections: lost.map(nameOf), reason: lease.lastError()?.message ?? null },
+        'lost the lock of read models (database connection gone?): no longer applying them here; another process takes over',
+      );
+    const gained = lanes.filter((l) => !l.owned && held.has(nameOf(l)));
+    if (gained.length > 0) {
+      const ownedBefore = lanes.some((l) => l.owned);
+      const rows = await rowsOf(gained.map(nameOf));
+      for (const lane of gained) {
+        const row = rows.get(nameOf(lane));
+        lane.checkpoint = row ? { tx: row.tx, seq: row.seq } : START;
+        // A stop the last owner recorded is tried again at once, as at start.
+        lane.stop = stopFromRow(nameOf(lane), row ?? null);
+        lane.retryAt = 0;
+        lane.retryDelay = retryFirst;
+        lane.owned = true;
+        lane.owner = selfLabel;
+        if (lane.stop)
+          logger?.warn?.({ projection: lane.stop.projection, event: lane.stop.event }, `trying again: ${describeStop(lane.stop)}`);
+      }
+      // Without live models nothing moved the reader while this process only followed.
+      if (liveModels.length === 0 && !ownedBefore) readPosition = earliest(gained.map((l) => l.checkpoint));
+      logger?.info?.({ projections: gained.map(nameOf), owner: selfLabel }, 'applying these read models in this process');
+    }
+    const owners = lease.owners();
+    for (const lane of lanes) if (!lane.owned) lane.owner = owners.get(nameOf(lane)) ?? null;
+  };
+
+  let lastFollow = 0;
+  /**
+   * Reads the checkpoints (and recorded stops) of the read models another process applies, so that
+   * waitFor, position and lag here see that process's progress. Polled: at every step while a
+   * read-your-writes wait is pending (the loop steps every `idleMs` then), otherwise a few times a
+   * second for status and lag. Polling needs no extra connection and works through a transaction
+   * pooler, where LISTEN does not; the cost is one indexed read of a few rows per step.
+   */
+  const follow = async () => {
+    const followed = lanes.filter((l) => !l.owned);
+    if (followed.length === 0) return;
+    if (waiters.length === 0 && Date.now() - lastFollow < FOLLOW_IDLE_MS) return;
+    lastFollow = Date.now();
+    const rows = await rowsOf(followed.map(nameOf));
+    for (const lane of followed) {
+      const row = rows.get(nameOf(lane));
+      if (!row || lane.owned) continue;
+      const at = { tx: row.tx, seq: row.seq };
+      if (comparePosition(at, lane.checkpoint) > 0) lane.checkpoint = at;
+      lane.stop = stopFromRow(nameOf(lane), row);
+    }
+  };
+
   /** Reads and applies one batch; returns how many events it saw. */
   const step = async (): Promise<number> => {
     // The pack: running read models at the main reader's position. One read of the log feeds
     // them and the live models.
-    const pack = lanes.filter((l) => !l.stop && comparePosition(l.checkpoint, readPosition) >= 0);
+    await syncOwnership();
+    const pack = lanes.filter((l) => l.owned && !l.stop && comparePosition(l.checkpoint, readPosition) >= 0);
     const events = liveModels.length > 0 || pack.length > 0 ? await read(readPosition) : [];
     if (events.length > 0) {
       // A skip decision just taken (by an operator, possibly in another process): try at once.
@@ -376,17 +480,23 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
     // own, a batch per step, so the others (and read-your-writes on them) never wait for it.
     let caughtUp = 0;
     for (const lane of lanes) {
-      if (lane.stop || pack.includes(lane) || comparePosition(lane.checkpoint, readPosition) >= 0) continue;
+      if (!lane.owned || lane.stop || pack.includes(lane) || comparePosition(lane.checkpoint, readPosition) >= 0) continue;
       const own = await read(lane.checkpoint);
       caughtUp += own.length;
       await advance(lane, own);
     }
     await retryDue();
+    await follow();
     settleWaiters();
     return events.length + caughtUp;
   };
 
-  const position = () => earliest([readPosition, ...lanes.filter((l) => !l.stop).map((l) => l.checkpoint)]);
+  const position = () => {
+    const running = lanes.filter((l) => !l.stop).map((l) => l.checkpoint);
+    // A follower without live models reads nothing itself: its reader position says nothing.
+    if (lease && liveModels.length === 0 && running.length > 0) return earliest(running);
+    return earliest([readPosition, ...running]);
+  };
   /** Live models and every running read model have reached `head`. */
   const reached = (head: Position) =>
     (liveModels.length === 0 || comparePosition(readPosition, head) >= 0) &&
@@ -419,8 +529,6 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
     }
   };
 
-  const stopRow = checkpointRow.extend(stopColumns.shape);
-
   const load = async () => {
     await ensureCheckpoints(
       pool,
@@ -442,7 +550,7 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
         // A stop recorded earlier (by this or another process) is tried again at once: the cause
         // may be fixed by now (new code, a skip decision), and if so the record is cleared.
         lane.stop = stopFromRow(lane.projection.name, row ?? null);
-        if (lane.stop)
+        if (lane.stop && lane.owned)
           logger?.warn?.({ projection: lane.stop.projection, event: lane.stop.event }, `trying again: ${describeStop(lane.stop)}`);
         lane.retryAt = 0;
         lane.retryDelay = retryFirst;
@@ -466,6 +574,9 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
       const dropped = await cleanRebuildLeftovers(pool);
       if (dropped.length > 0) logger?.warn?.({ schemas: dropped }, 'dropped scratch schemas of rebuilds that did not finish');
       await load();
+      // Claim before serving: a lone process owns everything from its first request on.
+      await lease?.start(lanes.map(nameOf), claimMs, () => wake?.());
+      await syncOwnership();
       running = true;
       loopDone = loop();
     },
@@ -473,13 +584,20 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
       running = false;
       wake?.();
       await loopDone;
+      await lease?.release();
+      if (lease)
+        for (const lane of lanes) {
+          lane.owned = false;
+          lane.owner = null;
+        }
     },
     position,
-    projections: () => lanes.map((l) => ({ name: l.projection.name, position: l.checkpoint, stop: l.stop })),
+    projections: () =>
+      lanes.map((l) => ({ name: l.projection.name, position: l.checkpoint, stop: l.stop, ownedHere: l.owned, owner: l.owner })),
     lastError: () => lastError,
     retry(name) {
       const lane = lanes.find((l) => l.projection.name === name);
-      if (lane?.stop) {
+      if (lane?.stop && lane.owned) {
         lane.retryAt = 0;
         wake?.();
       }

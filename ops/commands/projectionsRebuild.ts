@@ -2,11 +2,19 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
 import { allProjections } from '../../projections/allProjections.ts';
+import { readModelOwners } from '../../projections/readModelLease.ts';
 import { rebuildProjection, RebuildStoppedError } from '../../projections/rebuildProjection.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
-/** `loupe projections rebuild [NAME]`: replays the log into fresh tables and swaps them in. */
+/**
+ * `loupe projections rebuild [NAME]`: replays the log into fresh tables and swaps them in. It runs
+ * beside the `loupe serve` processes without taking the read model from its owner: the replay
+ * writes only to a scratch schema, and the last stretch and the swap run holding the read model's
+ * checkpoint row lock, which the owner's every batch takes too (applyBatch), so the owner waits
+ * for the swap and then carries on in the new tables from the rebuilt checkpoint. Nothing is
+ * applied twice, whichever process owns it and however many there are.
+ */
 export const run: CommandRun = async (config, args) => {
   const wanted = args[0];
   const projections = allProjections().filter((p) => !wanted || p.name === wanted);
@@ -23,8 +31,20 @@ export const run: CommandRun = async (config, args) => {
   const log = await openEventLog(config);
   try {
     const total = await log.database.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events`);
+    const owners =
+      log.database.kind === 'postgres'
+        ? await readModelOwners(
+            log.database.pool,
+            projections.map((p) => p.name),
+          )
+        : new Map<string, string | null>();
     for (const projection of projections) {
       const started = Date.now();
+      const owner = owners.get(projection.name);
+      if (owner)
+        process.stdout.write(
+          `${projection.name}: ${owner} keeps serving and applying it until the swap, then continues on the rebuilt tables\n`,
+        );
       let last = 0;
       const rebuilt = rebuildProjection(log.database.pool, log.store, projection, {
         storeInTransaction: (tx) => createPostgresEventStore(tx),

@@ -6,9 +6,13 @@ import type { EventStore, NewEvent, StoredEvent } from '../../domain/eventstore/
 import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEventStoreMigrations.ts';
 import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
 import { migrate } from '../../projections/migrate.ts';
-import { createProjectionRunner, ProjectionTimeoutError } from '../../projections/projectionRunner.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { createProjectionRunner, ProjectionTimeoutError, type ProjectionRunner } from '../../projections/projectionRunner.ts';
+import { createReadModelLease, readModelOwners, type ReadModelLease } from '../../projections/readModelLease.ts';
 import { rebuildProjection } from '../../projections/rebuildProjection.ts';
-import { freshDatabase, type TestDatabase } from '../support/database.ts';
+import { openDatabase, type Database } from '../../ops/database/openDatabase.ts';
+import { createScratchDatabase, DEFAULT_PG_URL, type ScratchDatabase } from '../../ops/bench/scratchDatabase.ts';
+import { freshDatabase, serverUrl, type TestDatabase } from '../support/database.ts';
 import { sampleProjection } from './sampleProjection.ts';
 
 type Ctx = { db: TestDatabase; store: EventStore };
@@ -119,3 +123,130 @@ test('a rebuilt read model equals the live one row for row, and the live runner 
 });
 
 test.run();
+
+/**
+ * Several processes on one PostgreSQL database, each with its own pool: the read model's lock
+ * decides which one applies it. Always on a real Postgres (a scratch database on the server of
+ * SERVICE_SQL_DATABASE_URL, or the local one CI provides), also during the PGlite run: advisory
+ * locks between processes are the point, and PGlite is one process.
+ */
+type Proc = { db: Database; runner: ProjectionRunner; applied: () => number; lease: ReadModelLease };
+type LeaseCtx = { scratch: ScratchDatabase; procs: Proc[]; store: EventStore };
+const leases = suite<LeaseCtx>('projection runner, several processes', {} as LeaseCtx);
+
+const startProc = async (url: string, label: string, claimMs = 100): Promise<Proc> => {
+  const db = await openDatabase({ url, maximumPoolSize: 4 });
+  let applied = 0;
+  const counted: Projection = {
+    ...sampleProjection,
+    apply: async (tx, events) => {
+      await sampleProjection.apply(tx, events);
+      applied += events.length;
+    },
+  };
+  const lease = createReadModelLease(db.pool, { label });
+  const runner = createProjectionRunner({
+    store: createPostgresEventStore(db.pool),
+    pool: db.pool,
+    projections: [counted],
+    idleMs: 10,
+    claimMs,
+    lease,
+  });
+  await runner.start();
+  return { db, runner, applied: () => applied, lease };
+};
+
+const ownerOf = (procs: readonly Proc[]) => procs.filter((p) => p.runner.projections()[0]!.ownedHere);
+
+const eventually = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.unreachable(`${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+leases.before.each(async (ctx) => {
+  ctx.scratch = await createScratchDatabase(serverUrl() ?? DEFAULT_PG_URL, 'loupe_lease');
+  const db = await openDatabase({ url: ctx.scratch.url, maximumPoolSize: 2 });
+  await migrate(db.pool, [...postgresEventStoreMigrations, ...checkpointMigrations, ...sampleProjection.migrations]);
+  await db.close();
+  ctx.procs = [];
+});
+leases.after.each(async (ctx) => {
+  for (const p of ctx.procs) {
+    await p.runner.stop().catch(() => undefined);
+    await p.db.close().catch(() => undefined);
+  }
+  await ctx.scratch.drop();
+});
+
+leases('one process applies the read model; the other answers waitFor from its checkpoint and names the owner', async (ctx) => {
+  ctx.procs.push(await startProc(ctx.scratch.url, 'loupe 1@a'), await startProc(ctx.scratch.url, 'loupe 2@b'));
+  const [first, second] = ctx.procs as [Proc, Proc];
+  assert.equal(ownerOf(ctx.procs), [first], 'the first process to start owns it');
+  const store = createPostgresEventStore(second.db.pool);
+  let last = null;
+  for (let i = 0; i < 40; i++) last = (await store.appendToStream(`s${i % 3}`, [ev('E', i)], 'any')).position;
+  // Read-your-writes in the process that wrote but does not apply.
+  await second.runner.waitFor(last!, 5000);
+  assert.is((await dump(second.db.pool)).events.length, 40);
+  assert.is(first.applied(), 40);
+  assert.is(second.applied(), 0, 'the follower applied nothing');
+  assert.is(await applies(second.db.pool), 40);
+  await eventually('the follower names the owner', () => second.runner.projections()[0]!.owner === 'loupe 1@a');
+  assert.equal(second.runner.projections()[0]!.position, first.runner.projections()[0]!.position);
+  assert.equal(
+    await readModelOwners(second.db.pool, ['sample', 'other']),
+    new Map([
+      ['sample', 'loupe 1@a'],
+      ['other', null],
+    ]),
+  );
+});
+
+leases('when the owner session dies, the other process takes over within a second and nothing is applied twice', async (ctx) => {
+  ctx.procs.push(await startProc(ctx.scratch.url, 'loupe 1@a', 200), await startProc(ctx.scratch.url, 'loupe 2@b', 200));
+  const [first, second] = ctx.procs as [Proc, Proc];
+  const store = createPostgresEventStore(second.db.pool);
+  let written = 0;
+  let writing = true;
+  let last = null;
+  const writer = (async () => {
+    while (writing) {
+      last = (await store.appendToStream(`s${written % 5}`, [ev('E', written)], 'any')).position;
+      written++;
+    }
+  })();
+  await eventually('the owner applies', () => first.applied() > 20);
+  // The owner "dies": its lock session ends as it would with the process (SIGKILL, lost host).
+  const killed = Date.now();
+  await second.db.pool.query(sql.unsafe`
+    SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'loupe 1@a'`);
+  await eventually('the other process owns it', () => ownerOf(ctx.procs).includes(second), 3000);
+  const tookOver = Date.now() - killed;
+  await eventually('the new owner applies', () => second.applied() > 0);
+  writing = false;
+  await writer;
+  await second.runner.waitFor(last!, 10_000);
+  assert.ok(tookOver < 1500, `took over after ${tookOver} ms`);
+  await eventually('the old owner notices it lost the lock', () => !first.runner.projections()[0]!.ownedHere);
+  assert.equal(ownerOf(ctx.procs), [second]);
+  assert.is(await applies(second.db.pool), written, 'every event applied exactly once');
+  assert.is(first.applied() + second.applied(), written);
+  assert.is((await dump(second.db.pool)).events.length, written);
+});
+
+leases('a stopped process releases the read model, and one that starts later follows until then', async (ctx) => {
+  ctx.procs.push(await startProc(ctx.scratch.url, 'loupe 1@a'), await startProc(ctx.scratch.url, 'loupe 2@b'));
+  const [first, second] = ctx.procs as [Proc, Proc];
+  await first.runner.stop();
+  await eventually('the other process owns it', () => second.runner.projections()[0]!.ownedHere, 2000);
+  const { position } = await createPostgresEventStore(first.db.pool).appendToStream('x', [ev('E', 1)], 'no_stream');
+  await second.runner.waitFor(position, 5000);
+  assert.is(second.applied(), 1);
+  assert.equal(await readModelOwners(first.db.pool, ['sample']), new Map([['sample', 'loupe 2@b']]));
+});
+
+leases.run();
