@@ -182,7 +182,9 @@ test('a person filters by split, makes a split, fills, renames and deletes it, a
   await page.locator('[data-testid=example-split]', { hasText: 'hard-cases' }).nth(1).waitFor();
   await rows(page).nth(1).getByRole('checkbox').uncheck();
   await page.getByLabel('Remove selected from split').selectOption('hard-cases');
-  await page.waitForFunction("document.querySelectorAll('[data-testid=example-split]').length === 3");
+  const badges = page.getByTestId('example-split');
+  await badges.nth(3).waitFor({ state: 'detached' });
+  await badges.nth(2).waitFor();
   assert.equal(await splitsOf(), ['train', 'hard-cases train', '–']);
   assert.is((await splitItem('hard-cases').getByTestId('split-count').textContent())?.trim(), '1');
 
@@ -190,7 +192,8 @@ test('a person filters by split, makes a split, fills, renames and deletes it, a
   await page.getByRole('button', { name: 'Delete split hard-cases' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await splitItem('hard-cases').waitFor({ state: 'detached' });
-  await page.waitForFunction("document.querySelectorAll('[data-testid=example-split]').length === 2");
+  await badges.nth(2).waitFor({ state: 'detached' });
+  await badges.nth(1).waitFor();
 
   // When a label is made and given to the dataset, it is shown
   await page.getByRole('button', { name: 'Edit labels' }).click();
