@@ -22,7 +22,7 @@ import {
 import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
-import { PromptFieldResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
+import { PromptFieldResolver, PromptLabelResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
 import { SecretMutations } from './resolvers/secretMutations.ts';
 import { SessionResolver, SessionTurnResolver } from './resolvers/sessionResolver.ts';
 import { SpanResolver } from './resolvers/spanResolver.ts';
@@ -58,6 +58,7 @@ export const RESOLVERS = [
   AnnotationConfigMutations,
   AnnotationAuthorResolver,
   PromptQueryResolver,
+  PromptLabelResolver,
   PromptFieldResolver,
   PromptVersionFieldResolver,
   DatasetQueryResolver,

@@ -140,6 +140,13 @@ export const listVersionTags = (
     WHERE t.version_id = ${q.versionId} ${q.cursor !== null ? sql.fragment`AND t.id <= ${q.cursor}` : sql.fragment``}
     ORDER BY t.id DESC LIMIT ${q.limit + 1}`);
 
+/** One tag by its row id (a PromptVersionTag GlobalID). */
+export const findPromptTag = (db: CommonQueryMethods, id: number): Promise<PromptTagRow | null> =>
+  db.maybeOne(sql.type(tagRow)`
+    SELECT t.id, t.prompt_id::text AS prompt_id, t.name, t.version_id::text AS version_id,
+      (SELECT v.id FROM prompt_versions v WHERE v.version_id = t.version_id) AS version_rowid, t.description FROM prompt_version_tags t
+    WHERE t.id = ${id}`);
+
 /** Every tag of a prompt, by name. */
 export const listPromptTags = (db: CommonQueryMethods, promptId: string): Promise<readonly PromptTagRow[]> =>
   db.any(sql.type(tagRow)`

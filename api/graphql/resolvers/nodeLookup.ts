@@ -1,11 +1,13 @@
 import { authorize } from '../../../domain/access/authorize.ts';
 import type { Permission } from '../../../domain/access/permissions.ts';
 import { findApiKey } from '../../../projections/apiKeys/apiKeyQueries.ts';
+import { findPrompt, findPromptTag, findPromptVersion, listPromptLabels } from '../../../projections/prompts/promptQueries.ts';
 import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { datasetNodeById } from './datasetResolvers.ts';
 import { gqlError } from '../graphqlError.ts';
 import { apiKeyOf, secretOf, userOf } from '../identityMappers.ts';
+import { promptLabelOf, promptOf, promptTagOf, promptVersionOf } from '../promptMappers.ts';
 import type { Node } from '../relay.ts';
 import { projectOf, sessionOf, spanOf, traceOf } from '../tracingMappers.ts';
 
@@ -81,6 +83,26 @@ export const nodeById = async (ctx: GraphqlContext, id: string): Promise<Node> =
       const page = await listSecrets(ctx.deps.pool, { search: key, afterKey: null, limit: 1000 });
       const row = page.secrets.find((s) => s.key === key);
       found = row === undefined ? null : secretOf(row);
+      break;
+    }
+    case 'Prompt': {
+      const row = n === null ? null : await findPrompt(ctx.deps.pool, { id: n });
+      found = row && promptOf(row);
+      break;
+    }
+    case 'PromptVersion': {
+      const row = n === null ? null : await findPromptVersion(ctx.deps.pool, { id: n });
+      found = row && promptVersionOf(row);
+      break;
+    }
+    case 'PromptVersionTag': {
+      const row = n === null ? null : await findPromptTag(ctx.deps.pool, n);
+      found = row && promptTagOf(row);
+      break;
+    }
+    case 'PromptLabel': {
+      const row = n === null ? undefined : (await listPromptLabels(ctx.deps.pool)).find((l) => l.id === n);
+      found = row === undefined ? null : promptLabelOf(row);
       break;
     }
   }

@@ -1,4 +1,6 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { changePromptLabels, setPromptLabels } from '../../../domain/prompts/changePromptLabels.ts';
+import type { PromptLabelCreated } from '../../../domain/prompts/events.ts';
 import { IDENTIFIER_PATTERN } from '../../../domain/prompts/promptName.ts';
 import {
   findPrompt,
@@ -6,19 +8,37 @@ import {
   latestPromptVersion,
   listPromptLabels,
   listPrompts,
+  promptLabelUsage,
   listPromptTags,
   listPromptVersions,
   listVersionTags,
   promptVersionByTag,
   promptVersionPosition,
 } from '../../../projections/prompts/promptQueries.ts';
-import { fromGlobalId } from '../../http/globalId.ts';
+import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
+import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { promptLabelOf, promptOf, promptTagOf, promptVersionOf } from '../promptMappers.ts';
 import { checkFirst, connectionOf, emptyConnection, parseAfter, type Connection } from '../relay.ts';
 import { Requires } from '../requires.ts';
-import { Prompt, PromptConnection, PromptLabel, PromptVersion, PromptVersionConnection, PromptVersionTag } from '../types/promptTypes.ts';
+import {
+  CreatePromptLabelInput,
+  DeletePromptLabelsInput,
+  PatchPromptLabelInput,
+  Prompt,
+  PromptConnection,
+  PromptLabel,
+  PromptLabelAssociationMutationPayload,
+  PromptLabelDeleteMutationPayload,
+  PromptLabelMutationPayload,
+  PromptVersion,
+  PromptVersionConnection,
+  PromptVersionTag,
+  SetPromptLabelsInput,
+  UnsetPromptLabelsInput,
+} from '../types/promptTypes.ts';
+import { noNul } from './inputText.ts';
 
 /** The row id inside a GlobalID of `type`, or a 422-like error naming the argument. */
 const rowidOf = (type: string, raw: string, argument: string): number => {
@@ -155,3 +175,134 @@ export class PromptVersionFieldResolver {
     return previous === undefined ? null : promptVersionOf(previous);
   }
 }
+
+const labelById = async (ctx: GraphqlContext, raw: string, argument: string) => {
+  const rowid = rowidOf('PromptLabel', raw, argument);
+  const label = (await listPromptLabels(ctx.deps.pool)).find((l) => l.id === rowid);
+  if (label === undefined)
+    throw gqlError('prompt_label_not_found', `Argument "${argument}": no prompt label with id ${JSON.stringify(raw)}`, 404);
+  return label;
+};
+
+const promptById = async (ctx: GraphqlContext, raw: string, argument: string) => {
+  const row = await findPrompt(ctx.deps.pool, { id: rowidOf('Prompt', raw, argument) });
+  if (row === null) throw gqlError('prompt_not_found', `Argument "${argument}": no prompt with id ${JSON.stringify(raw)}`, 404);
+  return row;
+};
+
+/**
+ * Prompt labels: the global vocabulary (create, patch, delete) and which prompts carry them (set
+ * adds, unset takes off), with the reference's mutation names. The same domain commands as the
+ * labels stream everywhere, waited for before answering.
+ */
+@Resolver(() => PromptLabel)
+export class PromptLabelResolver {
+  @FieldResolver(() => Int, { description: 'The number of prompts that carry this label' })
+  async usageCount(@Root() label: PromptLabel, @Ctx() ctx: GraphqlContext): Promise<number> {
+    return (await promptLabelUsage(ctx.deps.pool)).find((u) => u.label_id === label.rowid)?.prompts ?? 0;
+  }
+
+  @Mutation(() => PromptLabelMutationPayload)
+  @Requires('write')
+  async createPromptLabel(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('input', () => CreatePromptLabelInput) input: CreatePromptLabelInput,
+  ): Promise<PromptLabelMutationPayload> {
+    const result = await changePromptLabels(
+      ctx.deps.store,
+      {
+        type: 'CreatePromptLabel',
+        label: {
+          name: noNul(input.name, 'input.name'),
+          color: input.color,
+          description: input.description == null ? null : noNul(input.description, 'input.description'),
+        },
+      },
+      ctx.command,
+    );
+    await settle(ctx.deps.runner, result.position);
+    const id = (result.events[0] as PromptLabelCreated).data.labelId;
+    return { promptLabels: [await labelById(ctx, toGlobalId('PromptLabel', String(id)), 'input')].map(promptLabelOf) };
+  }
+
+  @Mutation(() => PromptLabelMutationPayload)
+  @Requires('write')
+  async patchPromptLabel(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('input', () => PatchPromptLabelInput) input: PatchPromptLabelInput,
+  ): Promise<PromptLabelMutationPayload> {
+    const label = await labelById(ctx, input.promptLabelId, 'input.promptLabelId');
+    const result = await changePromptLabels(
+      ctx.deps.store,
+      {
+        type: 'UpdatePromptLabel',
+        labelId: label.id,
+        label: {
+          name: input.name == null ? label.name : noNul(input.name, 'input.name'),
+          color: input.color == null ? label.color : input.color,
+          description:
+            input.description === undefined
+              ? label.description
+              : input.description === null
+                ? null
+                : noNul(input.description, 'input.description'),
+        },
+      },
+      ctx.command,
+    );
+    await settle(ctx.deps.runner, result.position);
+    return { promptLabels: [promptLabelOf(await labelById(ctx, input.promptLabelId, 'input.promptLabelId'))] };
+  }
+
+  @Mutation(() => PromptLabelDeleteMutationPayload, { description: 'Deletes labels and takes them off every prompt' })
+  @Requires('write')
+  async deletePromptLabels(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('input', () => DeletePromptLabelsInput) input: DeletePromptLabelsInput,
+  ): Promise<PromptLabelDeleteMutationPayload> {
+    // Every id is checked before anything is deleted: a bad one deletes none.
+    const labels = [];
+    for (const [i, id] of input.promptLabelIds.entries()) labels.push(await labelById(ctx, id, `input.promptLabelIds.${i}`));
+    for (const label of labels) {
+      const result = await changePromptLabels(ctx.deps.store, { type: 'DeletePromptLabel', labelId: label.id }, ctx.command);
+      await settle(ctx.deps.runner, result.position);
+    }
+    return { deletedPromptLabelIds: labels.map((l) => toGlobalId('PromptLabel', String(l.id))) };
+  }
+
+  @Mutation(() => PromptLabelAssociationMutationPayload, { description: 'Adds labels to a prompt' })
+  @Requires('write')
+  async setPromptLabels(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('input', () => SetPromptLabelsInput) input: SetPromptLabelsInput,
+  ): Promise<PromptLabelAssociationMutationPayload> {
+    return relabel(ctx, input, (current, given) => [...new Set([...current, ...given])]);
+  }
+
+  @Mutation(() => PromptLabelAssociationMutationPayload, { description: 'Takes labels off a prompt' })
+  @Requires('write')
+  async unsetPromptLabels(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('input', () => UnsetPromptLabelsInput) input: UnsetPromptLabelsInput,
+  ): Promise<PromptLabelAssociationMutationPayload> {
+    return relabel(ctx, input, (current, given) => current.filter((id) => !given.includes(id)));
+  }
+}
+
+/** The prompt's labels changed by `change` (current ids, given ids), as one SetPromptLabels. */
+const relabel = async (
+  ctx: GraphqlContext,
+  input: { promptId: string; promptLabelIds: string[] },
+  change: (current: number[], given: number[]) => number[],
+): Promise<PromptLabelAssociationMutationPayload> => {
+  const prompt = await promptById(ctx, input.promptId, 'input.promptId');
+  const given: number[] = [];
+  for (const [i, id] of input.promptLabelIds.entries()) given.push((await labelById(ctx, id, `input.promptLabelIds.${i}`)).id);
+  const current = (await listPromptLabels(ctx.deps.pool, prompt.prompt_id)).map((l) => l.id);
+  const next = change(current, given).sort((a, b) => a - b);
+  if (JSON.stringify(next) !== JSON.stringify([...current].sort((a, b) => a - b))) {
+    const result = await setPromptLabels(ctx.deps.store, { name: prompt.name, promptId: prompt.prompt_id }, next, ctx.command);
+    await settle(ctx.deps.runner, result.position);
+  }
+  return { prompt: promptOf((await findPrompt(ctx.deps.pool, { id: prompt.id })) ?? prompt) };
+};

@@ -1,5 +1,5 @@
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { connectionType } from '../connectionType.ts';
 import { DateTimeScalar } from '../dateTimeScalar.ts';
 import { Node } from '../relay.ts';
@@ -104,3 +104,72 @@ export class Prompt extends Node {
 
 export const PromptConnection = connectionType('Prompt', () => Prompt);
 export const PromptVersionConnection = connectionType('PromptVersion', () => PromptVersion);
+
+@InputType()
+export class CreatePromptLabelInput {
+  @Field(() => String, { description: 'Lower-case letters, digits, hyphens and underscores, as prompt names' })
+  name!: string;
+
+  @Field(() => String, { nullable: true, defaultValue: null })
+  description!: string | null;
+
+  @Field(() => String, { description: 'A colour like #1c76fc' })
+  color!: string;
+}
+
+@InputType({ description: 'Only the fields given change (description: null clears it)' })
+export class PatchPromptLabelInput {
+  @Field(() => ID)
+  promptLabelId!: string;
+
+  @Field(() => String, { nullable: true })
+  name?: string | null;
+
+  @Field(() => String, { nullable: true })
+  description?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'A colour like #1c76fc' })
+  color?: string | null;
+}
+
+@InputType()
+export class DeletePromptLabelsInput {
+  @Field(() => [ID])
+  promptLabelIds!: string[];
+}
+
+@InputType({ description: 'Labels to add to a prompt; the others it carries stay' })
+export class SetPromptLabelsInput {
+  @Field(() => ID)
+  promptId!: string;
+
+  @Field(() => [ID])
+  promptLabelIds!: string[];
+}
+
+@InputType({ description: 'Labels to take off a prompt; the others it carries stay' })
+export class UnsetPromptLabelsInput {
+  @Field(() => ID)
+  promptId!: string;
+
+  @Field(() => [ID])
+  promptLabelIds!: string[];
+}
+
+@ObjectType()
+export class PromptLabelMutationPayload {
+  @Field(() => [PromptLabel])
+  promptLabels!: PromptLabel[];
+}
+
+@ObjectType()
+export class PromptLabelDeleteMutationPayload {
+  @Field(() => [ID])
+  deletedPromptLabelIds!: string[];
+}
+
+@ObjectType()
+export class PromptLabelAssociationMutationPayload {
+  @Field(() => Prompt, { description: 'The prompt with the labels it carries now' })
+  prompt!: Prompt;
+}
