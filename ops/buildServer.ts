@@ -77,9 +77,9 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     const liveModels: LiveModel[] = [identity.liveModel];
     // Several processes may share a PostgreSQL database: each read model is applied by one of them
     // (docs/ARCHITECTURE.md, "Running several processes"). PGlite is one process by nature.
-    const lease =
-      database.kind === 'postgres' ? createReadModelLease(database.pool, { label: ownerLabel(process.pid, hostname()) }) : undefined;
-    const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger, lease });
+    const label = ownerLabel(process.pid, hostname());
+    const lease = database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined;
+    const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger, lease, label });
     await runner.start();
     closers.unshift(() => runner.stop());
     const lag = createLagMonitor({

@@ -76,6 +76,8 @@ export type ProjectionRunnerOptions = {
   readonly lease?: ReadModelLease;
   /** How often a follower tries to take over read models (and the owner checks it still owns them). */
   readonly claimMs?: number;
+  /** How this process is named as the owner of its read models (the lease's label when there is one). */
+  readonly label?: string;
 };
 
 /** One read model as this process sees it. */
@@ -211,7 +213,7 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
   const retryMax = options.retryMs?.max ?? 30_000;
   const lease = options.lease;
   const claimMs = options.claimMs ?? 1000;
-  const selfLabel = lease?.label ?? 'this process';
+  const selfLabel = lease?.label ?? options.label ?? 'this process';
   const lanes: Lane[] = projections.map((projection) => ({
     projection,
     owned: !lease,

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { allProjections } from '../../projections/allProjections.ts';
 import { createProjectionRunner } from '../../projections/projectionRunner.ts';
+import { projectionStatus } from '../../projections/projectionStatus.ts';
 import { describeStop } from '../../projections/projectionStop.ts';
 import { createReadModelLease, ownerLabel, readModelOwners } from '../../projections/readModelLease.ts';
 import { openEventLog } from '../openEventLog.ts';
@@ -13,7 +14,7 @@ import type { CommandRun } from './command.ts';
  *
  * On PostgreSQL it applies only while it holds the read model's lock, like a server would: when a
  * running `loupe serve` owns the read model, that process is the one that applies it (and retries
- * it on its own), so this says who and exits 1 without touching it.
+ * it on its own), so this only says who, and where the read model is (exit 1 while it is stopped).
  */
 export const run: CommandRun = async (config, args) => {
   const name = args[0]!;
@@ -38,9 +39,14 @@ export const run: CommandRun = async (config, args) => {
       const failed = lease.lastError();
       if (failed) throw failed;
       const owner = (await readModelOwners(log.database.pool, [name])).get(name) ?? 'another process';
+      const [status] = await projectionStatus(log.database.pool, [name]);
+      if (!status?.stop) {
+        process.stdout.write(`${name}: running, at ${status?.position ?? '0:0'} (applied by ${owner})\n`);
+        return 0;
+      }
       process.stderr.write(
-        `loupe projections retry: ${name} is applied by ${owner}, which retries it by itself (after 1 s, then at most every 30 s); ` +
-          `restart that process to retry at once, or see "loupe projections status"\n`,
+        `loupe projections retry: ${name} is stopped (${describeStop(status.stop)}) and applied by ${owner}, which retries it ` +
+          `by itself (after 1 s, then at most every 30 s); restart that process to retry at once\n`,
       );
       return 1;
     }

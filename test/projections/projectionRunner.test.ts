@@ -7,12 +7,18 @@ import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEv
 import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
 import { migrate } from '../../projections/migrate.ts';
 import type { Projection } from '../../projections/projection.ts';
-import { createProjectionRunner, ProjectionTimeoutError, type ProjectionRunner } from '../../projections/projectionRunner.ts';
+import {
+  createProjectionRunner,
+  ProjectionStoppedError,
+  ProjectionTimeoutError,
+  type ProjectionRunner,
+} from '../../projections/projectionRunner.ts';
 import { createReadModelLease, readModelOwners, type ReadModelLease } from '../../projections/readModelLease.ts';
 import { rebuildProjection } from '../../projections/rebuildProjection.ts';
 import { openDatabase, type Database } from '../../ops/database/openDatabase.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, type ScratchDatabase } from '../../ops/bench/scratchDatabase.ts';
 import { freshDatabase, serverUrl, type TestDatabase } from '../support/database.ts';
+import { fragileProjection } from './fragileProjection.ts';
 import { sampleProjection } from './sampleProjection.ts';
 
 type Ctx = { db: TestDatabase; store: EventStore };
@@ -134,7 +140,7 @@ type Proc = { db: Database; runner: ProjectionRunner; applied: () => number; lea
 type LeaseCtx = { scratch: ScratchDatabase; procs: Proc[]; store: EventStore };
 const leases = suite<LeaseCtx>('projection runner, several processes', {} as LeaseCtx);
 
-const startProc = async (url: string, label: string, claimMs = 100): Promise<Proc> => {
+const startProc = async (url: string, label: string, claimMs = 100, others: readonly Projection[] = []): Promise<Proc> => {
   const db = await openDatabase({ url, maximumPoolSize: 4 });
   let applied = 0;
   const counted: Projection = {
@@ -148,7 +154,7 @@ const startProc = async (url: string, label: string, claimMs = 100): Promise<Pro
   const runner = createProjectionRunner({
     store: createPostgresEventStore(db.pool),
     pool: db.pool,
-    projections: [counted],
+    projections: [counted, ...others],
     idleMs: 10,
     claimMs,
     lease,
@@ -170,7 +176,12 @@ const eventually = async (what: string, check: () => boolean | Promise<boolean>,
 leases.before.each(async (ctx) => {
   ctx.scratch = await createScratchDatabase(serverUrl() ?? DEFAULT_PG_URL, 'loupe_lease');
   const db = await openDatabase({ url: ctx.scratch.url, maximumPoolSize: 2 });
-  await migrate(db.pool, [...postgresEventStoreMigrations, ...checkpointMigrations, ...sampleProjection.migrations]);
+  await migrate(db.pool, [
+    ...postgresEventStoreMigrations,
+    ...checkpointMigrations,
+    ...sampleProjection.migrations,
+    ...fragileProjection().migrations,
+  ]);
   await db.close();
   ctx.procs = [];
 });
@@ -248,5 +259,68 @@ leases('a stopped process releases the read model, and one that starts later fol
   assert.is(second.applied(), 1);
   assert.equal(await readModelOwners(first.db.pool, ['sample']), new Map([['sample', 'loupe 2@b']]));
 });
+
+leases('a read model stopped in its owner answers a wait in the other process at once with projection_stopped', async (ctx) => {
+  const fragile = fragileProjection();
+  ctx.procs.push(
+    await startProc(ctx.scratch.url, 'loupe 1@a', 100, [fragile]),
+    await startProc(ctx.scratch.url, 'loupe 2@b', 100, [fragile]),
+  );
+  const [, second] = ctx.procs as [Proc, Proc];
+  const store = createPostgresEventStore(second.db.pool);
+  const poison = (await store.appendToStream('notes', [{ type: 'NoteTaken', data: { note: 'a\u0000b' }, metadata: meta }], 'no_stream'))
+    .position;
+  const started = Date.now();
+  try {
+    await second.runner.waitFor(poison, 10_000);
+    assert.unreachable('the fragile read model cannot apply it');
+  } catch (error) {
+    assert.instance(error, ProjectionStoppedError);
+    assert.is((error as ProjectionStoppedError).stop.projection, 'fragile');
+  }
+  assert.ok(Date.now() - started < 5000, 'answered long before the timeout');
+  assert.is(second.runner.projections().find((p) => p.name === 'fragile')?.stop?.event.type, 'NoteTaken');
+  // A change the stopped read model does not read is still waited for and seen.
+  const { position } = await store.appendToStream('s', [ev('E', 1)], 'no_stream');
+  await second.runner.waitFor(position, 5000);
+  assert.is(await applies(second.db.pool), 2);
+});
+
+leases(
+  'a rebuild beside the owner swaps in equal tables, and the owner carries on on them without applying anything twice',
+  async (ctx) => {
+    ctx.procs.push(await startProc(ctx.scratch.url, 'loupe 1@a'), await startProc(ctx.scratch.url, 'loupe 2@b'));
+    const [first, second] = ctx.procs as [Proc, Proc];
+    const store = createPostgresEventStore(second.db.pool);
+    let written = 0;
+    let writing = true;
+    let last = null;
+    const writer = (async () => {
+      while (writing) {
+        last = (await store.appendToStream(`s${written % 7}`, [ev(written % 3 ? 'Changed' : 'Made', written)], 'any')).position;
+        written++;
+      }
+    })();
+    await eventually('the owner applies', () => first.applied() > 30);
+    // A third "process": the CLI's rebuild, with its own pool, while ingest goes on.
+    const cli = await openDatabase({ url: ctx.scratch.url, maximumPoolSize: 3 });
+    try {
+      await rebuildProjection(cli.pool, createPostgresEventStore(cli.pool), sampleProjection, {
+        storeInTransaction: (tx) => createPostgresEventStore(tx),
+        batchSize: 16,
+      });
+    } finally {
+      await cli.close();
+    }
+    const atSwap = first.applied();
+    await eventually('the owner applies on the swapped-in tables', () => first.applied() > atSwap + 10);
+    writing = false;
+    await writer;
+    await second.runner.waitFor(last!, 10_000);
+    assert.equal(ownerOf(ctx.procs), [first], 'the owner kept the read model');
+    assert.is(await applies(second.db.pool), written, 'the swapped-in counter plus what the owner applied after: each event once');
+    assert.is((await dump(second.db.pool)).events.length, written);
+  },
+);
 
 leases.run();
