@@ -1,13 +1,13 @@
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
+import type { JsonObject } from '../../domain/tracing/jsonValue.ts';
 import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
 import { attributeIndexObject } from './attributeFilter.ts';
 import { llmTokenCounts } from './llmTokenCounts.ts';
 
 /**
- * One `spans` row as the projector sends it to Postgres: every column already in its final form
- * (JSON columns as JSON text, times as ISO text), so Postgres only parses each value once, as it
- * would in a COPY. `start_micros` / `end_micros` order spans exactly as the timestamptz columns do.
+ * One `spans` row as the projector sends it to Postgres: every column in its final form
+ * (attribute_index included, times as ISO text), so Postgres computes nothing but parses it.
  */
 export type SpanInsertRow = {
   readonly id: number;
@@ -23,9 +23,9 @@ export type SpanInsertRow = {
   readonly status_message: string;
   readonly start_time: string;
   readonly end_time: string;
-  readonly attributes: string;
-  readonly attribute_index: string;
-  readonly events: string;
+  readonly attributes: JsonObject;
+  readonly attribute_index: JsonObject;
+  readonly events: readonly { readonly name: string; readonly time_unix_nano: string; readonly attributes: JsonObject }[];
   readonly llm_token_count_prompt: number | null;
   readonly llm_token_count_completion: number | null;
 };
@@ -50,15 +50,13 @@ export const spanInsertRow = (id: number, span: SpanRecord, trace: { readonly id
     status_message: span.status.message,
     start_time: nanosToIsoMicros(span.startTimeUnixNano),
     end_time: nanosToIsoMicros(span.endTimeUnixNano),
-    attributes: JSON.stringify(attributes),
-    attribute_index: JSON.stringify(attributeIndexObject(attributes)),
-    events: JSON.stringify(
-      span.events.map((e) => ({
-        name: e.name,
-        time_unix_nano: e.timeUnixNano,
-        attributes: renderEventAttributes(e.name, e.attributes),
-      })),
-    ),
+    attributes,
+    attribute_index: attributeIndexObject(attributes),
+    events: span.events.map((e) => ({
+      name: e.name,
+      time_unix_nano: e.timeUnixNano,
+      attributes: renderEventAttributes(e.name, e.attributes),
+    })),
     llm_token_count_prompt: tokens.prompt,
     llm_token_count_completion: tokens.completion,
   };
