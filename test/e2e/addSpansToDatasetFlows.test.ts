@@ -170,17 +170,16 @@ test('a person uploads a CSV, adds three traces from the traces table to it, and
     assert.equal(example.metadata, { span_name: span.name, span_kind: 'LLM' });
     assert.ok(example.source.span_node_id, 'the span is resolved to its node');
   }
-  // The page links each such example to its span when it shows source links (the dataset page's own feature).
-  const spanLinks = page.getByTestId('examples-table').locator('a[href*="/traces/"]');
-  if ((await spanLinks.count()) > 0) {
-    const hrefs = await spanLinks.evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
-    for (const span of chosen)
-      assert.ok(
-        hrefs.some((h) => h.includes(span.traceId)),
-        `a link to the trace of ${span.name}`,
-      );
-  }
-
+  // And the page links each such example to its source span: following one opens that span's trace
+  const sourceLinks = page.getByTestId('examples-table').getByTestId('example-source');
+  assert.is(await sourceLinks.count(), chosen.length, 'one source link per example made from a span');
+  await sourceLinks.first().click();
+  await page.waitForURL(/\/projects\/[^/]+\/traces\/[0-9a-f]{32}/);
+  const landedOn = new URL(page.url()).pathname.split('/').at(-1);
+  assert.ok(
+    chosen.some((s) => s.traceId === landedOn),
+    `the link led to the trace of a chosen span (${landedOn})`,
+  );
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });
