@@ -4,8 +4,10 @@ import type { CommandContext, CommandResult } from '../handleCommand.ts';
 import { handleCommand } from '../handleCommand.ts';
 import type { CreateUser } from './commands.ts';
 import type { UserEvent } from './events.ts';
+import { externalIdentityKey } from './externalIdentityKey.ts';
 import { loadUser } from './loadUser.ts';
 import { releaseQuietly } from './releaseQuietly.ts';
+import type { UniqueKind } from './uniqueValueDecider.ts';
 import { reserveUniqueValue } from './uniqueValues.ts';
 import { userDecider } from './userDecider.ts';
 import { userStream } from './userStream.ts';
@@ -15,26 +17,35 @@ import { userStream } from './userStream.ts';
 const undoneBy = (error: unknown): boolean => !(error instanceof DomainError && error.code === 'user_exists');
 
 /**
- * Create a user: reserve the username, then the email, then write the user stream; undo the
- * reservations when a later step fails. Throws `username_taken` / `email_taken` (conflict) when
- * another user holds them — bootstrap of `SERVICE_ADMINS` catches these to leave existing users as
+ * Create a user: reserve the username, then the email, then the provider identity (OAuth2 client
+ * id + sub, LDAP unique id) when it has one, then write the user stream; undo the reservations
+ * when a later step fails. Throws `username_taken` / `email_taken` / `external_identity_taken`
+ * (conflict) when another user holds them — bootstrap of `SERVICE_ADMINS` catches these to leave existing users as
  * they are — and any rule break of the user decider before reserving anything.
  */
 export const createUser = async (store: EventStore, command: CreateUser, context: CommandContext): Promise<CommandResult<UserEvent>> => {
   userDecider.decide(command, userDecider.initialState());
   if ((await loadUser(store, command.userId)).status !== 'absent') throw new DomainError('user_exists', 'User already exists', 'conflict');
   const { userId, now } = command;
-  await reserveUniqueValue(store, 'username', command.username, userId, now, context);
+  const external = externalIdentityKey(command.authMethod, {
+    oauth2ClientId: command.oauth2ClientId ?? null,
+    oauth2UserId: command.oauth2UserId ?? null,
+    ldapUniqueId: command.ldapUniqueId ?? null,
+  });
+  const reserved: [UniqueKind, string][] = [];
   try {
-    if (command.email !== null) await reserveUniqueValue(store, 'email', command.email, userId, now, context);
-    try {
-      return await handleCommand(store, userStream(userId), userDecider, command, context);
-    } catch (error) {
-      if (command.email !== null && undoneBy(error)) await releaseQuietly(store, 'email', command.email, userId, now, context);
-      throw error;
+    for (const [kind, value] of [
+      ['username', command.username],
+      ['email', command.email],
+      ['external', external],
+    ] as const) {
+      if (value === null) continue;
+      await reserveUniqueValue(store, kind, value, userId, now, context);
+      reserved.push([kind, value]);
     }
+    return await handleCommand(store, userStream(userId), userDecider, command, context);
   } catch (error) {
-    if (undoneBy(error)) await releaseQuietly(store, 'username', command.username, userId, now, context);
+    if (undoneBy(error)) for (const [kind, value] of reserved.reverse()) await releaseQuietly(store, kind, value, userId, now, context);
     throw error;
   }
 };

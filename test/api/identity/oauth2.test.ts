@@ -285,6 +285,25 @@ test('sign-up off: the user linked by email keeps signing in after its email cha
   assert.is(someoneElse.error, 'sign_in_not_allowed', 'another sub under the same client is another person');
 });
 
+test('an admin-created user with the provider ids is found by them, whatever email the provider reports; the same ids twice is a 409', async (ctx) => {
+  const provision = (email: string, username: string) =>
+    callAs(ctx.server, 'POST', '/v1/users', {
+      as: ctx.admin,
+      json: {
+        user: { email, username, role: 'MEMBER', auth_method: 'OAUTH2', oauth2_client_id: 'gamma-client', oauth2_user_id: 'pia-1' },
+        send_welcome_email: false,
+      },
+    });
+  assert.is((await provision('pia.old@example.com', 'pia')).status, 201);
+  const result = await loginVia(ctx, 'gamma', ctx.a, { sub: 'pia-1', email: 'pia@example.com', name: 'Pia' });
+  assert.is(result.error, null, 'sign-up is off, yet the user is found by client id + sub');
+  const user = await me(ctx, result.as);
+  assert.equal([user.username, user.email, user.role], ['pia', 'pia@example.com', 'MEMBER']);
+  const twice = await provision('pia.two@example.com', 'pia-two');
+  assert.is(twice.status, 409);
+  assert.match(twice.body.detail, /external identity/);
+});
+
 test('sign-up on: a user found by sub takes the email the provider now reports', async (ctx) => {
   const first = await loginVia(ctx, 'alpha', ctx.a, { sub: 'zed-1', email: 'zed@example.com', name: 'Zed', role: 'member' });
   const before = await me(ctx, first.as);

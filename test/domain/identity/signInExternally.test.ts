@@ -325,6 +325,29 @@ test('sign-up off: a user linked through one client moves to another client that
   assert.equal(sameClientOtherSub, { ok: false, code: 'sign_in_not_allowed' }, 'another sub under the same client is another person');
 });
 
+test('a user an admin created with the provider ids is found by them at its first login, whatever email the provider reports; the ids are one user only', async () => {
+  const { store } = memoryEventStore();
+  await provisionOAuth2(store, 'pre7', 'old@example.com', { oauth2ClientId: 'client', oauth2UserId: 'sub-7' });
+  const identity: ExternalIdentity = {
+    ...ann,
+    allowSignUp: false,
+    key: 'client\u0000sub-7',
+    oauth2UserId: 'sub-7',
+    email: 'new@example.com',
+  };
+  const first = await signInExternally(store, identity, session(), NOW, context);
+  assert.equal(first.ok && first.userId, 'pre7');
+  assert.is((await loadUser(store, 'pre7')).profile!.email, 'new@example.com');
+  try {
+    await provisionOAuth2(store, 'dup', 'dup@example.com', { oauth2ClientId: 'client', oauth2UserId: 'sub-7' });
+    assert.unreachable('the same ids twice');
+  } catch (error) {
+    assert.is((error as { code?: string }).code, 'external_identity_taken');
+  }
+  assert.is(await uniqueValueHolder(store, 'email', 'dup@example.com'), null, 'the refused user reserved nothing');
+  assert.is(await uniqueValueHolder(store, 'username', 'dup'), null);
+});
+
 test('deleting a linked user frees its identity: the provider then signs up a new user', async () => {
   const { store } = memoryEventStore();
   await provisionOAuth2(store, 'pre1', 'ann@example.com');
