@@ -43,7 +43,8 @@ export type ExternalIdentity = {
 export type ExternalSignInResult =
   | { readonly ok: true; readonly userId: string; readonly created: boolean; readonly position: Position | null }
   /**
-   * `email_in_use`: a user who does not sign in through this provider has the email;
+   * `email_in_use`: a user who does not sign in through this provider has the email (for a known
+   * user: the new email the provider reports);
    * `sign_in_not_allowed`: sign-up is off and no user of this kind matches.
    */
   | { readonly ok: false; readonly code: 'email_in_use' | 'sign_in_not_allowed' };
