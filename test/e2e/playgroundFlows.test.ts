@@ -21,6 +21,7 @@ const test = suite<Ctx>('playground, auth on', {} as Ctx);
 
 const KEY = 'sk-e2e-playground-7d1f';
 const PROMPT = 'support-answer';
+const AGENT = 'weather-agent';
 
 const llmSpan = (): OtlpSpan => ({
   traceId: hexId(16),
@@ -68,6 +69,39 @@ test.before(async (ctx) => {
     },
   });
   assert.is(created.status, 200, JSON.stringify(created.body));
+  // A prompt whose conversation holds a tool call and its result, opened in the playground from its page.
+  const agent = await callAs(ctx.server, 'POST', '/v1/prompts', {
+    as: admin,
+    json: {
+      prompt: { name: AGENT },
+      version: {
+        model_provider: 'OPENAI',
+        model_name: 'gpt-4o-mini',
+        template: {
+          type: 'chat',
+          messages: [
+            { role: 'user', content: 'Weather in {{city}}?' },
+            {
+              role: 'assistant',
+              content: [
+                {
+                  type: 'tool_call',
+                  tool_call_id: 'call_9',
+                  tool_call: { type: 'function', name: 'get_weather', arguments: '{"city":"Paris"}' },
+                },
+              ],
+            },
+            { role: 'tool', content: [{ type: 'tool_result', tool_call_id: 'call_9', tool_result: '21 degrees' }] },
+          ],
+        },
+        template_type: 'CHAT',
+        template_format: 'MUSTACHE',
+        invocation_parameters: { type: 'openai', openai: { temperature: 0.4 } },
+        tools: { type: 'tools', tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }] },
+      },
+    },
+  });
+  assert.is(agent.status, 200, JSON.stringify(agent.body));
   const span = llmSpan();
   ctx.spanId = span.spanId;
   await exportSpans(ctx.server, 'support-bot', [span], { authorization: `Bearer ${ctx.server.adminSecret}` });
@@ -196,6 +230,70 @@ test('a provider refusal is shown as a message, and markup in the answer stays t
   await page.getByLabel('Content of message 2').fill('{{#open}} never closed');
   await page.getByRole('button', { name: 'Run', exact: true }).click();
   await page.getByRole('alert').filter({ hasText: 'messages.1' }).waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test('a member opens a stored version with a tool call in the playground, runs it and saves it back to its prompt', async ({
+  server,
+  browser,
+  provider,
+}) => {
+  const { page, context, problems } = await openPage(browser, { viewport: { width: 1440, height: 1100 } });
+  await signIn(page, server, 'mia@example.com', 'mia-own-password-1');
+  await page.goto(server.href(`/prompts/${AGENT}`));
+  await page.getByTestId('version-details').waitFor();
+  assert.match(
+    (await page.getByTestId('prompt-chat').textContent()) ?? '',
+    /→ get_weather\(\{"city":"Paris"\}\)\s+\[call_9\].*↩ result of call_9: 21 degrees/s,
+  );
+  await screenshot(page, 'prompt-version-tool-call');
+  await page.getByRole('button', { name: 'Open in playground' }).click();
+  await page.waitForURL(/\/playground$/);
+  await page
+    .getByTestId('opened-from-version')
+    .filter({ hasText: `${AGENT}, version 1` })
+    .waitFor();
+
+  // Then the conversation is loaded with its tool call and the tool's answer to it, and the settings
+  assert.is(await page.getByLabel('Role of message 2').inputValue(), 'assistant');
+  assert.equal(JSON.parse(await page.getByLabel('Tool calls of message 2').inputValue()), [
+    { id: 'call_9', name: 'get_weather', arguments: '{"city":"Paris"}' },
+  ]);
+  assert.is(await page.getByLabel('Role of message 3').inputValue(), 'tool');
+  assert.is(await page.getByLabel('Tool call id of message 3').inputValue(), 'call_9');
+  assert.is(await page.getByLabel('Result of message 3').inputValue(), '21 degrees');
+  assert.is(await page.getByLabel('Temperature').inputValue(), '0.4');
+  assert.match(await page.getByLabel('Tools (JSON array, optional)').inputValue(), /get_weather/);
+
+  // When a follow-up question is added and it runs against the local server
+  await page.getByRole('button', { name: 'Add message' }).click();
+  await page.getByLabel('Content of message 4').fill('Is that warm for {{city}}?');
+  await page.getByLabel('Variable city').fill('Paris');
+  await page.getByLabel(/^Base URL/).fill(provider.baseUrl);
+  await page.getByLabel('Model').fill('words');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-trace-link').waitFor();
+  await screenshot(page, 'playground-tool-messages');
+
+  // Then the provider got the tool call and the result naming it
+  const sent = provider.received.at(-1)!.body;
+  assert.equal(sent.messages[1].tool_calls[0].id, 'call_9');
+  assert.equal(sent.messages[2], { role: 'tool', tool_call_id: 'call_9', content: '21 degrees' });
+  assert.is(sent.messages[3].content, 'Is that warm for Paris?');
+
+  // And saving offers the prompt it came from, keeping the tool parts
+  await page.getByRole('button', { name: 'Save as version' }).click();
+  const dialog = page.getByRole('dialog');
+  assert.is(await dialog.getByLabel('Prompt', { exact: true }).inputValue(), AGENT);
+  await dialog.getByRole('button', { name: 'Save version' }).click();
+  await page.getByText(`Saved as a new version of ${AGENT}`).waitFor();
+  const latest = await callAs(server, 'GET', `/v1/prompts/${AGENT}/latest`, { as: { bearer: server.adminSecret! } });
+  const messages = latest.body.data.template.messages;
+  assert.is(messages.length, 4);
+  assert.equal(messages[2], { role: 'tool', content: [{ type: 'tool_result', tool_call_id: 'call_9', tool_result: '21 degrees' }] });
+  assert.is(messages[1].content[0].type, 'tool_call');
+
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });

@@ -1,6 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { draftFromSpan, draftMessages, draftRequest, emptyDraft, wireMessages } from '../../ui/src/lib/playground/playgroundDraft.ts';
+import {
+  draftFromSpan,
+  draftFromVersion,
+  draftMessages,
+  draftRequest,
+  emptyDraft,
+  wireMessages,
+} from '../../ui/src/lib/playground/playgroundDraft.ts';
 import { inputPaths, mappingFor } from '../../ui/src/lib/playground/datasetMapping.ts';
 import { createSseParser } from '../../ui/src/lib/playground/sseEvents.ts';
 import { templateVariables } from '../../ui/src/lib/playground/templateVariables.ts';
@@ -137,6 +144,41 @@ test("a dataset's input keys are offered for mapping; a variable named like a ke
     extra: 'extra',
     tone: null,
   });
+});
+
+test('a stored version opens with its messages, format, model, parameters split into their fields, and tools', () => {
+  const draft = draftFromVersion('agent', {
+    sequenceNumber: 3,
+    modelProvider: 'GOOGLE',
+    modelName: 'gemini-x',
+    templateFormat: 'F_STRING',
+    template: {
+      type: 'chat',
+      messages: [
+        { role: 'developer', content: 'Be {tone}' },
+        { role: 'ai', content: [{ type: 'text', text: 'ok' }] },
+      ],
+    },
+    invocationParameters: { type: 'google', google: { temperature: 0.1, max_tokens: 9, top_k: 3 } },
+    tools: { type: 'tools', tools: [{ type: 'function', function: { name: 'f' } }] },
+  });
+  assert.equal(draft.messages, [
+    { role: 'system', content: 'Be {tone}' },
+    { role: 'assistant', content: 'ok' },
+  ]);
+  assert.equal(
+    [draft.templateFormat, draft.provider, draft.modelName, draft.temperature, draft.maxTokens],
+    ['F_STRING', 'OPENAI', 'gemini-x', '0.1', '9'],
+  );
+  assert.equal(JSON.parse(draft.otherParameters), { top_k: 3 });
+  assert.equal(JSON.parse(draft.tools), [{ type: 'function', function: { name: 'f' } }]);
+  assert.equal(draft.openedFrom, { prompt: 'agent', version: 3 });
+  const text = draftFromVersion('s', {
+    ...{ sequenceNumber: 1, modelProvider: 'ANTHROPIC', modelName: 'c', templateFormat: 'MUSTACHE', invocationParameters: {}, tools: null },
+    template: { type: 'string', template: 'Hi {{x}}' },
+  });
+  assert.equal(text.messages, [{ role: 'user', content: 'Hi {{x}}' }]);
+  assert.is(text.provider, 'ANTHROPIC');
 });
 
 test.run();

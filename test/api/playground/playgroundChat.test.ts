@@ -288,6 +288,66 @@ test('a client that goes away stops the provider call, and the run is recorded a
   assert.unreachable('the cut-off run was not recorded');
 });
 
+const toolConversation = {
+  type: 'chat',
+  messages: [
+    { role: 'user', content: 'Weather in {{city}}?' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Let me look.' },
+        { type: 'tool_call', tool_call_id: 'call_9', tool_call: { type: 'function', name: 'get_weather', arguments: '{"city":"Paris"}' } },
+      ],
+    },
+    { role: 'tool', content: [{ type: 'tool_result', tool_call_id: 'call_9', tool_result: { temp: 21 } }] },
+    { role: 'user', content: 'Is that warm?' },
+  ],
+};
+
+test("a conversation with a tool call and its result goes out in each provider's own shape, and is traced with the call id", async (ctx) => {
+  const done = (await allEvents(await request(ctx, chatBody(ctx, { template: toolConversation, variables: { city: 'Paris' } })))).at(-1)!;
+  assert.is(done.type, 'done');
+  const sent = ctx.provider.received.at(-1)!.body;
+  assert.equal(sent.messages, [
+    { role: 'user', content: 'Weather in Paris?' },
+    {
+      role: 'assistant',
+      content: 'Let me look.',
+      tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_9', content: '{"temp":21}' },
+    { role: 'user', content: 'Is that warm?' },
+  ]);
+  const span = await spanOf(ctx, done.span_id);
+  assert.is(span.attributes['llm.input_messages.2.message.tool_call_id'], 'call_9');
+  assert.is(span.attributes['llm.input_messages.1.message.tool_calls.0.tool_call.function.name'], 'get_weather');
+
+  await callAs(ctx.server, 'PUT', '/v1/secrets', {
+    as: ctx.admin,
+    json: { secrets: [{ key: 'ANTHROPIC_API_KEY', value: 'sk-ant-test' }] },
+  });
+  const anthropic = chatBody(ctx, {
+    provider: 'ANTHROPIC',
+    base_url: ctx.provider.origin,
+    model_name: 'claude-test',
+    template: toolConversation,
+    variables: { city: 'Paris' },
+  });
+  assert.is((await allEvents(await request(ctx, anthropic))).at(-1)!.type, 'done');
+  assert.equal(ctx.provider.received.at(-1)!.body.messages, [
+    { role: 'user', content: 'Weather in Paris?' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Let me look.' },
+        { type: 'tool_use', id: 'call_9', name: 'get_weather', input: { city: 'Paris' } },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_9', content: '{"temp":21}' }] },
+    { role: 'user', content: 'Is that warm?' },
+  ]);
+});
+
 test('bad input is a 422 naming what is wrong, before any provider call', async (ctx) => {
   const before = ctx.provider.received.length;
   const cases: [Record<string, unknown>, string, RegExp][] = [
@@ -303,6 +363,26 @@ test('bad input is a 422 naming what is wrong, before any provider call', async 
     [{ api_key_secret: 'ACME_API_KEY' }, 'missing_secret', /store a secret named ACME_API_KEY .* or set ACME_API_KEY/],
     [{ invocation_parameters: { stream: false } }, 'invalid_invocation_parameters', /stream/],
     [{ model_name: '' }, 'invalid_body', /body\.model_name/],
+    [
+      { template: { type: 'chat', messages: [{ role: 'tool', content: 'no id' }] } },
+      'invalid_template',
+      /body\.template\.messages\.0\.content: a tool message needs a tool_result part naming the tool_call_id/,
+    ],
+    [
+      {
+        template: {
+          type: 'chat',
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'tool_call', tool_call_id: 'c', tool_call: { type: 'function', name: 'f', arguments: '' } }],
+            },
+          ],
+        },
+      },
+      'invalid_template',
+      /only assistant messages carry tool calls/,
+    ],
   ];
   for (const [extra, code, detail] of cases) {
     const res = await request(ctx, chatBody(ctx, extra));

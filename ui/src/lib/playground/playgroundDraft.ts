@@ -1,4 +1,7 @@
+import { fromWireMessages, toWireMessages, type WireMessage } from '../prompts/messageParts.ts';
 import type { TemplateFormat } from './templateVariables.ts';
+
+export type { WireMessage };
 
 export type DraftRole = 'system' | 'user' | 'assistant' | 'tool';
 export const DRAFT_ROLES: readonly DraftRole[] = ['system', 'user', 'assistant', 'tool'];
@@ -8,9 +11,6 @@ export const DRAFT_ROLES: readonly DraftRole[] = ['system', 'user', 'assistant',
  * `content` is the tool's result.
  */
 export type DraftMessage = { role: DraftRole; content: string; toolCallId?: string; toolCalls?: string };
-
-/** A prompt message in the wire shape stored prompts use (content parts for tool calls and results). */
-export type WireMessage = { role: string; content: string | Record<string, unknown>[] };
 
 /** One column of the playground: a prompt and the model settings it runs with, as typed. */
 export type PlaygroundDraft = {
@@ -27,6 +27,8 @@ export type PlaygroundDraft = {
   otherParameters: string;
   /** Tool definitions as a JSON array (OpenAI's shape), or empty. */
   tools: string;
+  /** Where the draft came from, when it was opened from a stored prompt version: saving defaults to that prompt. */
+  openedFrom?: { readonly prompt: string; readonly version: number };
 };
 
 /** The providers the server's playground calls (others are reached as OpenAI-compatible with a base URL). */
@@ -69,81 +71,14 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 export const templateTexts = (d: PlaygroundDraft): string[] => d.messages.filter((m) => m.role !== 'tool').map((m) => m.content);
 
 /** The draft's messages as a prompt's chat template holds them, or the message that is wrong. */
-export const wireMessages = (messages: readonly DraftMessage[]): { messages: WireMessage[] } | { problem: string } => {
-  const out: WireMessage[] = [];
-  for (const [i, m] of messages.entries()) {
-    if (m.role === 'tool') {
-      const id = (m.toolCallId ?? '').trim();
-      if (id === '') return { problem: `Message ${i + 1}: a tool message needs the id of the tool call it answers` };
-      out.push({ role: 'tool', content: [{ type: 'tool_result', tool_call_id: id, tool_result: m.content }] });
-      continue;
-    }
-    const raw = m.role === 'assistant' ? (m.toolCalls ?? '').trim() : '';
-    if (raw === '') {
-      out.push({ role: m.role, content: m.content });
-      continue;
-    }
-    let calls: unknown;
-    try {
-      calls = JSON.parse(raw);
-    } catch {
-      return { problem: `Message ${i + 1}: tool calls are not valid JSON` };
-    }
-    const valid = (c: unknown): c is { id: string; name: string; arguments?: unknown } =>
-      isObj(c) && typeof c.id === 'string' && c.id !== '' && typeof c.name === 'string' && c.name !== '';
-    if (!Array.isArray(calls) || !calls.every(valid))
-      return { problem: `Message ${i + 1}: tool calls must be a JSON array of {"id", "name", "arguments"}` };
-    out.push({
-      role: 'assistant',
-      content: [
-        ...(m.content === '' ? [] : [{ type: 'text', text: m.content }]),
-        ...calls.map((c) => ({
-          type: 'tool_call',
-          tool_call_id: c.id,
-          tool_call: {
-            type: 'function',
-            name: c.name,
-            arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}),
-          },
-        })),
-      ],
-    });
-  }
-  return { messages: out };
-};
+export const wireMessages = (messages: readonly DraftMessage[]): { messages: WireMessage[] } | { problem: string } =>
+  toWireMessages(messages);
 
-/** Stored or traced messages back into the editor: text joined, tool calls as JSON, a tool result as its text. */
-export const draftMessages = (messages: readonly WireMessage[]): DraftMessage[] =>
-  messages.flatMap((m): DraftMessage[] => {
+/** Stored or traced messages back into the editor, in the roles the playground offers. */
+export const draftMessages = (messages: readonly { role: string; content: string | readonly Obj[] }[]): DraftMessage[] =>
+  fromWireMessages(messages).flatMap((m): DraftMessage[] => {
     const role = m.role === 'developer' ? 'system' : m.role === 'model' || m.role === 'ai' ? 'assistant' : m.role;
-    if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') return [];
-    if (typeof m.content === 'string') return [{ role, content: m.content }];
-    const text = m.content
-      .filter((p) => p.type === 'text')
-      .map((p) => String(p.text ?? ''))
-      .join('');
-    if (role === 'tool') {
-      const result = m.content.find((p) => p.type === 'tool_result');
-      const value = result?.tool_result;
-      return [
-        {
-          role,
-          content: result === undefined ? text : typeof value === 'string' ? value : JSON.stringify(value ?? null),
-          toolCallId: typeof result?.tool_call_id === 'string' ? result.tool_call_id : '',
-        },
-      ];
-    }
-    const calls = m.content
-      .filter((p) => p.type === 'tool_call' && isObj(p.tool_call))
-      .map((p) => {
-        const call = p.tool_call as Obj;
-        return { id: String(p.tool_call_id ?? ''), name: String(call.name ?? ''), arguments: String(call.arguments ?? '') };
-      });
-    return [
-      calls.length > 0 && role === 'assistant'
-        ? { role, content: text, toolCalls: JSON.stringify(calls, null, 2) }
-        : { role, content: text },
-    ];
+    return role === 'system' || role === 'user' || role === 'assistant' || role === 'tool' ? [{ ...m, role }] : [];
   });
 
 /** What the run and the saved version send: messages, parameters and tools parsed, or the field that is wrong. */
@@ -264,5 +199,41 @@ export const draftFromSpan = (
       2,
     ),
     tools: tools.length > 0 ? JSON.stringify(tools, null, 2) : '',
+  };
+};
+
+/** A stored prompt version as the playground's draft: its messages, template format, model, parameters and tools. */
+export const draftFromVersion = (
+  promptName: string,
+  version: {
+    readonly sequenceNumber: number;
+    readonly modelProvider: string;
+    readonly modelName: string;
+    readonly templateFormat: string;
+    readonly template:
+      | { readonly type: 'chat'; readonly messages: readonly { role: string; content: string | readonly Obj[] }[] }
+      | { readonly type: 'string'; readonly template: string };
+    readonly invocationParameters: Obj;
+    readonly tools: Obj | null;
+  },
+): PlaygroundDraft => {
+  const type = version.invocationParameters.type;
+  const own = typeof type === 'string' ? version.invocationParameters[type] : undefined;
+  const all = isObj(own) ? own : {};
+  const other = Object.fromEntries(Object.entries(all).filter(([k]) => k !== 'temperature' && k !== 'max_tokens'));
+  const tools = isObj(version.tools) && Array.isArray(version.tools.tools) ? version.tools.tools.filter(isObj) : [];
+  const format = version.templateFormat;
+  return {
+    ...emptyDraft(),
+    messages:
+      version.template.type === 'chat' ? draftMessages(version.template.messages) : [{ role: 'user', content: version.template.template }],
+    templateFormat: format === 'F_STRING' || format === 'NONE' ? format : 'MUSTACHE',
+    provider: PLAYGROUND_PROVIDERS.includes(version.modelProvider) ? version.modelProvider : 'OPENAI',
+    modelName: version.modelName,
+    temperature: text(all.temperature) ?? '',
+    maxTokens: text(all.max_tokens) ?? '',
+    otherParameters: JSON.stringify(other, null, 2),
+    tools: tools.length > 0 ? JSON.stringify(tools, null, 2) : '',
+    openedFrom: { prompt: promptName, version: version.sequenceNumber },
   };
 };

@@ -1,4 +1,5 @@
 import { gql } from '../api/graphql.ts';
+import type { WireMessage } from './messageParts.ts';
 import { http } from '../api/http.ts';
 
 export type PromptLabel = { readonly id: string; readonly name: string; readonly color: string | null };
@@ -110,7 +111,7 @@ export type VersionInput = {
   readonly modelProvider: string;
   readonly modelName: string;
   readonly templateFormat: string;
-  readonly messages: readonly { role: string; content: string }[];
+  readonly messages: readonly WireMessage[];
   /** The provider's own parameters, e.g. `{"temperature": 0.2}`; wrapped under the provider's key here. */
   readonly parameters: Record<string, unknown>;
   readonly tools: Record<string, unknown> | null;

@@ -1,3 +1,4 @@
+import { type EditableMessage, fromWireMessages, toWireMessages } from './messageParts.ts';
 import type { PromptVersion, VersionInput } from './promptsApi.ts';
 
 /** The providers the server knows (REST's `model_provider`). */
@@ -26,7 +27,8 @@ export type VersionForm = {
   modelProvider: string;
   modelName: string;
   templateFormat: string;
-  messages: { role: string; content: string }[];
+  /** A tool message names the call it answers; an assistant message may carry tool calls (JSON). */
+  messages: EditableMessage[];
   parameters: string;
   tools: string;
   responseFormat: string;
@@ -48,7 +50,7 @@ export const emptyForm = (): VersionForm => ({
 
 const pretty = (value: unknown): string => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2));
 
-/** A version as the starting point of the next one. Message parts other than text are kept as JSON text. */
+/** A version as the starting point of the next one: texts, tool calls and tool results each in their field. */
 export const formFromVersion = (version: PromptVersion): VersionForm => {
   const provider = version.invocationParameters.type;
   const parameters = typeof provider === 'string' ? version.invocationParameters[provider] : {};
@@ -59,21 +61,13 @@ export const formFromVersion = (version: PromptVersion): VersionForm => {
     templateFormat: version.templateFormat,
     messages:
       version.template.type === 'chat'
-        ? version.template.messages.map((m) => ({
-            role: m.role,
-            content: typeof m.content === 'string' ? m.content : partsText(m.content),
-          }))
+        ? fromWireMessages(version.template.messages)
         : [{ role: 'user', content: version.template.template }],
     parameters: pretty(parameters ?? {}),
     tools: pretty(version.tools),
     responseFormat: pretty(version.responseFormat),
   };
 };
-
-const partsText = (parts: readonly Record<string, unknown>[]): string =>
-  parts.every((p) => p.type === 'text' && typeof p.text === 'string')
-    ? parts.map((p) => p.text as string).join('\n')
-    : JSON.stringify(parts);
 
 const parseObject = (text: string, field: string, optional: boolean): Record<string, unknown> | null => {
   if (text.trim() === '') {
@@ -94,12 +88,14 @@ const parseObject = (text: string, field: string, optional: boolean): Record<str
 export const inputFromForm = (form: VersionForm): VersionInput => {
   if (form.modelName.trim() === '') throw new Error('Model name: required');
   if (form.messages.length === 0) throw new Error('Messages: add at least one');
+  const wire = toWireMessages(form.messages);
+  if ('problem' in wire) throw new Error(wire.problem);
   return {
     description: form.description.trim() === '' ? null : form.description.trim(),
     modelProvider: form.modelProvider,
     modelName: form.modelName.trim(),
     templateFormat: form.templateFormat,
-    messages: form.messages.map((m) => ({ role: m.role, content: m.content })),
+    messages: wire.messages,
     parameters: parseObject(form.parameters, 'Invocation parameters', false) ?? {},
     tools: parseObject(form.tools, 'Tools', true),
     responseFormat: parseObject(form.responseFormat, 'Response format', true),
