@@ -162,6 +162,41 @@ test('given two versions, when the first is run with a variable mapping, then on
   assert.is(events[0]!.experiment.dataset_version_id, first.version_id);
 });
 
+test('given a client that goes away, then the examples not yet started are not run, and the one under way is a failed run', async (ctx) => {
+  const { dataset_id } = await upload(
+    ctx,
+    'abandoned',
+    Array.from({ length: 5 }, (_, i) => ({ question: `q${i}` })),
+  );
+  const abandonedBefore = ctx.provider.abandoned();
+  const controller = new AbortController();
+  const res = await fetch(`${ctx.server.baseUrl}/v1/playground/experiments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ctx.admin.bearer}`, 'content-type': 'application/json' },
+    body: JSON.stringify(experimentBody(ctx, dataset_id, { model_name: 'stalled', concurrency: 1 })),
+    signal: controller.signal,
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  const experimentId = JSON.parse(first.slice(first.indexOf('data: ') + 6).split('\n\n')[0]!).experiment.id;
+  // The first example is with the provider (which answers one word, then waits): the person leaves.
+  for (let i = 0; i < 50 && ctx.provider.received.filter((r) => r.body.model === 'stalled').length === 0; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  controller.abort();
+  for (let i = 0; i < 100 && ctx.provider.abandoned() === abandonedBefore; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.is(ctx.provider.abandoned() - abandonedBefore, 1, 'the provider call under way was stopped');
+  let experiment: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (let i = 0; i < 100; i++) {
+    experiment = (await callAs(ctx.server, 'GET', `/v1/experiments/${experimentId}`, { as: ctx.admin })).body.data;
+    if (experiment.failed_run_count === 1) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal([experiment.successful_run_count, experiment.failed_run_count, experiment.missing_run_count], [0, 1, 4]);
+  const runs = (await callAs(ctx.server, 'GET', `/v1/experiments/${experimentId}/runs`, { as: ctx.admin })).body.data;
+  assert.match(runs[0].error, /the client closed the connection/);
+  assert.is(ctx.provider.received.filter((r) => r.body.model === 'stalled').length, 1, 'no other example was sent');
+});
+
 test('bad input is refused before anything is created or sent, naming what is wrong', async (ctx) => {
   const { dataset_id } = await upload(ctx, 'refusals', [{ question: 'x' }]);
   const before = ctx.provider.received.length;
