@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
-import { createUser } from '../support/authClient.ts';
+import { callAs, createUser } from '../support/authClient.ts';
 import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.ts';
 import { signIn, unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
@@ -136,6 +136,47 @@ test('a member creates a prompt, adds a version, sees the diff and moves a tag',
   await context.close();
 });
 
+test('a member labels the prompt: a new label, an existing one, and takes one off', async ({ server, browser }) => {
+  const { page, context, problems } = await openPage(browser);
+  await signIn(page, server, 'mia@example.com', 'mia-own-password-1');
+  const admin = { bearer: server.adminSecret! };
+  const existing = await callAs(server, 'POST', '/graphql', {
+    as: admin,
+    json: { query: 'mutation { createPromptLabel(input: {name: "support", color: "#22aa55"}) { promptLabels { id } } }' },
+  });
+  assert.is(existing.body.errors, undefined, JSON.stringify(existing.body));
+  await page.goto(server.href(`/prompts/${PROMPT}`));
+  const labels = page.getByRole('region', { name: 'Labels' });
+  await labels.getByText('none').waitFor();
+
+  // A new label, created and added in one go
+  await labels.getByLabel('Label to add').selectOption('new');
+  await labels.getByLabel('New label name').fill('production');
+  await labels.getByRole('button', { name: 'Add' }).click();
+  await labels.getByTestId('prompt-label').filter({ hasText: 'production' }).waitFor();
+  // A name the server refuses is shown in its words
+  await labels.getByLabel('Label to add').selectOption('new');
+  await labels.getByLabel('New label name').fill('Not Valid');
+  await labels.getByRole('button', { name: 'Add' }).click();
+  await page.getByRole('alert').filter({ hasText: /name/ }).waitFor();
+  // An existing label, then one taken off
+  await labels.getByLabel('Label to add').selectOption({ label: 'support' });
+  await labels.getByRole('button', { name: 'Add' }).click();
+  await labels.getByTestId('prompt-label').filter({ hasText: 'support' }).waitFor();
+  await labels.getByRole('button', { name: 'Remove label production' }).click();
+  await labels.getByTestId('prompt-label').filter({ hasText: 'production' }).waitFor({ state: 'detached' });
+  await screenshot(page, 'prompts-labels');
+
+  // The prompts list shows it and filters by it
+  const listed = await callAs(server, 'POST', '/graphql', {
+    as: admin,
+    json: { query: `{ getPromptByName(name: "${PROMPT}") { labels { name } } }` },
+  });
+  assert.equal(listed.body.data.getPromptByName.labels, [{ name: 'support' }]);
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
 test('a viewer reads the prompt without any write control', async ({ server, browser }) => {
   const { page, context, problems } = await openPage(browser);
   await signIn(page, server, 'vic@example.com', 'vic-initial-pw-1', 'vic-own-password-1');
@@ -149,6 +190,8 @@ test('a viewer reads the prompt without any write control', async ({ server, bro
     assert.is(await page.getByRole('button', { name, exact: true }).count(), 0, `no "${name}" for a viewer`);
   }
   assert.is(await page.getByRole('button', { name: /Remove tag/ }).count(), 0);
+  await page.getByTestId('prompt-label').filter({ hasText: 'support' }).waitFor();
+  assert.is(await page.getByLabel('Label to add').count(), 0, 'no label controls for a viewer');
   await screenshot(page, 'prompts-viewer');
   assert.equal(unexpectedProblems(problems), []);
   await context.close();

@@ -154,3 +154,25 @@ export const updatePrompt = (name: string, change: { description?: string | null
   http(`/v1/prompts/${encodeURIComponent(name)}`, { method: 'PATCH', json: change });
 
 export const deletePrompt = (name: string) => http(`/v1/prompts/${encodeURIComponent(name)}`, { method: 'DELETE' });
+
+/** Every prompt label, by name (the vocabulary labels are picked from). */
+export const fetchLabels = async (signal?: AbortSignal): Promise<PromptLabel[]> =>
+  (await gql<{ promptLabels: PromptLabel[] }>('query PromptLabels { promptLabels { id name color } }', {}, signal)).promptLabels;
+
+/** Creates a label in the vocabulary; the server names a name or colour it refuses. */
+export const createLabel = async (name: string, color: string): Promise<PromptLabel> =>
+  (
+    await gql<{ createPromptLabel: { promptLabels: PromptLabel[] } }>(
+      'mutation CreatePromptLabel($input: CreatePromptLabelInput!) { createPromptLabel(input: $input) { promptLabels { id name color } } }',
+      { input: { name, color } },
+    )
+  ).createPromptLabel.promptLabels[0]!;
+
+/** Adds labels to (`set`) or takes them off (`unset`) a prompt; the others it carries stay. */
+export const changeLabels = async (action: 'set' | 'unset', promptId: string, labelIds: readonly string[]): Promise<void> => {
+  const field = action === 'set' ? 'setPromptLabels' : 'unsetPromptLabels';
+  const input = action === 'set' ? 'SetPromptLabelsInput' : 'UnsetPromptLabelsInput';
+  await gql(`mutation ChangePromptLabels($input: ${input}!) { ${field}(input: $input) { prompt { id } } }`, {
+    input: { promptId, promptLabelIds: labelIds },
+  });
+};
