@@ -1,9 +1,19 @@
 import { gql } from '../api/graphql.ts';
 import type { TimeRange } from '../time/timeRange.ts';
+import {
+  type Connection,
+  IO_PREVIEW,
+  pageOf,
+  rootSpanRowOf,
+  SPAN_ROW_FIELDS,
+  type SpanRowNode,
+  spanRowOf,
+  TRACE_ROW_FIELDS,
+  type TraceRowNode,
+} from './rowConnections.ts';
 import type { SpanFilterState, TraceSortState } from './spanFilters.ts';
 import type {
   Page,
-  PageInfo,
   RootSpanRow,
   SessionDetail,
   SessionRow,
@@ -13,12 +23,6 @@ import type {
   TraceSummary,
   TreeSpan,
 } from './tracingTypes.ts';
-
-type Connection<T> = { edges: { node: T }[]; pageInfo: PageInfo };
-const pageOf = <T, R>(connection: Connection<T>, map: (node: T) => R): Page<R> => ({
-  rows: connection.edges.map((edge) => map(edge.node)),
-  pageInfo: connection.pageInfo,
-});
 
 const range = (timeRange: TimeRange) => ({ start: timeRange.start, end: timeRange.end });
 
@@ -42,31 +46,17 @@ export const fetchProjectName = async (projectId: string, signal?: AbortSignal):
   return reply.node;
 };
 
-const IO_PREVIEW = `{ truncatedValue mimeType }`;
-
 const ROOT_SPANS_BY_TRACE = `
   query ProjectTraces($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $sort: TraceSort, $filter: SpanFilter) {
     node(id: $id) {
       ... on Project {
         traces(first: $first, after: $after, timeRange: $timeRange, sort: $sort, filter: $filter) {
-          edges { node {
-            traceId startTime latencyMs numSpans tokenCountTotal
-            rootSpan { spanId name spanKind statusCode input ${IO_PREVIEW} output ${IO_PREVIEW} }
-          } }
+          edges { node { ${TRACE_ROW_FIELDS} } }
           pageInfo { hasNextPage endCursor }
         }
       }
     }
   }`;
-
-type TraceNode = {
-  traceId: string;
-  startTime: string;
-  latencyMs: number;
-  numSpans: number;
-  tokenCountTotal: number;
-  rootSpan: Pick<RootSpanRow, 'spanId' | 'name' | 'spanKind' | 'statusCode' | 'input' | 'output'> | null;
-};
 
 /**
  * The Traces tab: each trace's root span with the trace's span count and tokens, sorted by the
@@ -76,7 +66,7 @@ export const fetchRootSpans = async (
   args: { projectId: string; first: number; after: string | null; timeRange: TimeRange; filter: SpanFilterState; sort: TraceSortState },
   signal?: AbortSignal,
 ): Promise<Page<RootSpanRow>> => {
-  const reply = await gql<{ node: { traces: Connection<TraceNode> } }>(
+  const reply = await gql<{ node: { traces: Connection<TraceRowNode> } }>(
     ROOT_SPANS_BY_TRACE,
     {
       id: args.projectId,
@@ -88,19 +78,7 @@ export const fetchRootSpans = async (
     },
     signal,
   );
-  return pageOf(reply.node.traces, (t) => ({
-    traceId: t.traceId,
-    spanId: t.rootSpan?.spanId ?? null,
-    name: t.rootSpan?.name ?? '(no root span)',
-    spanKind: t.rootSpan?.spanKind ?? 'unknown',
-    statusCode: t.rootSpan?.statusCode ?? 'UNSET',
-    startTime: t.startTime,
-    latencyMs: t.latencyMs,
-    input: t.rootSpan?.input ?? null,
-    output: t.rootSpan?.output ?? null,
-    tokenCountTotal: t.tokenCountTotal,
-    numSpans: t.numSpans,
-  }));
+  return pageOf(reply.node.traces, rootSpanRowOf);
 };
 
 const SPANS = `
@@ -108,10 +86,7 @@ const SPANS = `
     node(id: $id) {
       ... on Project {
         spans(first: $first, after: $after, timeRange: $timeRange, filter: $filter, rootSpansOnly: $rootSpansOnly, sort: $sort) {
-          edges { node {
-            id spanId parentId name spanKind statusCode startTime latencyMs tokenCountTotal
-            input ${IO_PREVIEW} output ${IO_PREVIEW} context { traceId }
-          } }
+          edges { node { ${SPAN_ROW_FIELDS} } }
           pageInfo { hasNextPage endCursor }
         }
       }
@@ -130,8 +105,7 @@ export const fetchSpans = async (
   },
   signal?: AbortSignal,
 ): Promise<Page<SpanRow>> => {
-  type Node = Omit<SpanRow, 'traceId'> & { context: { traceId: string } };
-  const reply = await gql<{ node: { spans: Connection<Node> } }>(
+  const reply = await gql<{ node: { spans: Connection<SpanRowNode> } }>(
     SPANS,
     {
       id: args.projectId,
@@ -144,7 +118,7 @@ export const fetchSpans = async (
     },
     signal,
   );
-  return pageOf(reply.node.spans, ({ context, ...span }) => ({ ...span, traceId: context.traceId }));
+  return pageOf(reply.node.spans, spanRowOf);
 };
 
 const SESSIONS = `

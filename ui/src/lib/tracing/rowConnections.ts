@@ -1,0 +1,54 @@
+import type { Page, PageInfo, RootSpanRow, SpanRow } from './tracingTypes.ts';
+
+/**
+ * What the Traces and Spans tabs ask of each row, and how a reply becomes their rows. The plain
+ * lists (tracingApi) and the annotation-filtered ones (annotatedRowsApi) query different fields of
+ * the project but must give the tables the same rows, so both take them from here.
+ */
+
+export type Connection<T> = { edges: { node: T }[]; pageInfo: PageInfo };
+
+export const pageOf = <T, R>(connection: Connection<T>, map: (node: T) => R): Page<R> => ({
+  rows: connection.edges.map((edge) => map(edge.node)),
+  pageInfo: connection.pageInfo,
+});
+
+export const IO_PREVIEW = `{ truncatedValue mimeType }`;
+
+/** A trace as the Traces tab lists it: its root span stands for it. */
+export const TRACE_ROW_FIELDS = `
+            traceId startTime latencyMs numSpans tokenCountTotal
+            rootSpan { spanId name spanKind statusCode input ${IO_PREVIEW} output ${IO_PREVIEW} }`;
+
+export type TraceRowNode = {
+  traceId: string;
+  startTime: string;
+  latencyMs: number;
+  numSpans: number;
+  tokenCountTotal: number;
+  rootSpan: Pick<RootSpanRow, 'spanId' | 'name' | 'spanKind' | 'statusCode' | 'input' | 'output'> | null;
+};
+
+/** A trace whose root span hasn't arrived yet still gets a row, named so. */
+export const rootSpanRowOf = (t: TraceRowNode): RootSpanRow => ({
+  traceId: t.traceId,
+  spanId: t.rootSpan?.spanId ?? null,
+  name: t.rootSpan?.name ?? '(no root span)',
+  spanKind: t.rootSpan?.spanKind ?? 'unknown',
+  statusCode: t.rootSpan?.statusCode ?? 'UNSET',
+  startTime: t.startTime,
+  latencyMs: t.latencyMs,
+  input: t.rootSpan?.input ?? null,
+  output: t.rootSpan?.output ?? null,
+  tokenCountTotal: t.tokenCountTotal,
+  numSpans: t.numSpans,
+});
+
+/** A span as the Spans tab lists it. */
+export const SPAN_ROW_FIELDS = `
+            id spanId parentId name spanKind statusCode startTime latencyMs tokenCountTotal
+            input ${IO_PREVIEW} output ${IO_PREVIEW} context { traceId }`;
+
+export type SpanRowNode = Omit<SpanRow, 'traceId'> & { context: { traceId: string } };
+
+export const spanRowOf = ({ context, ...span }: SpanRowNode): SpanRow => ({ ...span, traceId: context.traceId });
