@@ -84,4 +84,34 @@ test('a person runs a prompt over a dataset version and opens the experiment', a
   await context.close();
 });
 
+test('two variants run over the dataset side by side, each its own experiment', async ({ server, browser, provider }) => {
+  const { page, context, problems } = await openPage(browser, { viewport: { width: 1440, height: 1100 } });
+  await page.goto(server.href('/playground'));
+  await page.getByLabel('Content of message 2').fill('About {{city}}');
+  await page.getByLabel(/^Base URL/).fill(provider.baseUrl);
+  await page.getByLabel('Model').fill('echo');
+  await page.getByRole('button', { name: 'Add variant' }).click();
+  const b = page.getByRole('region', { name: 'Variant B' });
+  await b.getByLabel('Content of message 2').fill('Tell me about {{city}}');
+  await page.getByLabel('Dataset', { exact: true }).selectOption({ label: 'capitals' });
+  await page.getByTestId('dataset-example-count').waitFor();
+  // The input key named like the variable is taken by default (the whole object, as JSON)
+  assert.is(await page.getByLabel('Source of city').inputValue(), 'city');
+  await page.getByRole('button', { name: 'Run all on dataset' }).click();
+  const progress = page.getByTestId('dataset-progress');
+  await progress.nth(0).filter({ hasText: '3 / 3' }).waitFor();
+  await progress.nth(1).filter({ hasText: '3 / 3' }).waitFor();
+  assert.is(await page.getByTestId('experiment-link').count(), 2);
+  const firstRow = page.getByTestId('dataset-result-row').first().getByTestId('dataset-result-cell');
+  assert.match((await firstRow.nth(0).textContent()) ?? '', /Echo: About \{"name":"Paris"\}/);
+  assert.match((await firstRow.nth(1).textContent()) ?? '', /Echo: Tell me about \{"name":"Paris"\}/);
+  await screenshot(page, 'playground-dataset-variants');
+  const experiments = await (await fetch(server.href('/v1/datasets'))).json();
+  const id = experiments.data.find((d: { name: string }) => d.name === 'capitals').id;
+  const list = await (await fetch(server.href(`/v1/datasets/${id}/experiments`))).json();
+  assert.is(list.data.length, 3, 'one experiment per variant (and the earlier one)');
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
 test.run();
