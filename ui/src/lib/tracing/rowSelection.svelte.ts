@@ -1,5 +1,5 @@
 import { SvelteMap } from 'svelte/reactivity';
-import type { ChosenSpan } from '../../lib/datasets/addSpansApi.ts';
+import type { ChosenSpan } from '../datasets/addSpansApi.ts';
 
 /**
  * The rows ticked in a traces or spans table, by row key, with the span each stands for. Only the
