@@ -106,9 +106,9 @@ test('two variants run over the dataset side by side, each its own experiment', 
   assert.match((await firstRow.nth(0).textContent()) ?? '', /Echo: About \{"name":"Paris"\}/);
   assert.match((await firstRow.nth(1).textContent()) ?? '', /Echo: Tell me about \{"name":"Paris"\}/);
   await screenshot(page, 'playground-dataset-variants');
-  const experiments = await (await fetch(server.href('/v1/datasets'))).json();
-  const id = experiments.data.find((d: { name: string }) => d.name === 'capitals').id;
-  const list = await (await fetch(server.href(`/v1/datasets/${id}/experiments`))).json();
+  const datasets = (await (await fetch(server.href('/v1/datasets'))).json()) as { data: { id: string; name: string }[] };
+  const id = datasets.data.find((d: { name: string }) => d.name === 'capitals')!.id;
+  const list = (await (await fetch(server.href(`/v1/datasets/${id}/experiments`))).json()) as { data: unknown[] };
   assert.is(list.data.length, 3, 'one experiment per variant (and the earlier one)');
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
