@@ -6,7 +6,7 @@ import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { nanosToMicros, spanInsertRow, type SpanInsertRow } from './spanInsertRow.ts';
+import { renderSpan, spanRowJson, type RenderedSpan } from './renderSpan.ts';
 import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';
 
 type TraceCandidate = { readonly id: number; readonly traceId: string; readonly projectId: number };
@@ -47,7 +47,7 @@ const SPAN_COLUMNS = [
   ['events', 'jsonb'],
   ['llm_token_count_prompt', 'int8'],
   ['llm_token_count_completion', 'int8'],
-] as const satisfies readonly (readonly [keyof SpanInsertRow, string])[];
+] as const;
 
 const TRACE_COLUMNS = [
   ['id', 'int8'],
@@ -80,11 +80,28 @@ const storedTrace = z.object({
   end_time: z.string(),
 });
 
+/** What applying these events needs that no database does: the storable batches, every span rendered. */
+export type PreparedSpans = {
+  readonly batches: readonly SpansIngestedData[];
+  readonly rendered: readonly (readonly RenderedSpan[])[];
+};
+
 /**
- * Applies consecutive `SpansIngested` events with a fixed number of statements, however many
- * spans they hold. Every row is built here, whole (JSON columns as text, attribute_index, a new
- * trace's aggregates), and written once with `insertRows`; Postgres re-parses no JSON document
- * and recomputes only what predates the batch (traces that already had spans, sessions).
+ * The CPU-bound half of applying spans (normalising, rendering attributes, JSON), apart from the
+ * database half so the projector can run it for the next events while Postgres writes the rows
+ * of these (`applySpansIngested`'s `whileWriting`). Pure: it allocates no ids.
+ */
+export const prepareSpans = (events: readonly (StoredEvent & SpansIngested)[]): PreparedSpans => {
+  const batches = events.map(storedBatch);
+  return { batches, rendered: batches.map((b) => b.spans.map(renderSpan)) };
+};
+
+/**
+ * Applies consecutive `SpansIngested` events (prepared by `prepareSpans`) with a fixed number of
+ * statements, however many spans they hold. Every row is built in TypeScript, whole (JSON columns,
+ * attribute_index, a new trace's aggregates), and written once (`insertRows`); Postgres re-parses
+ * no JSON document and recomputes only what predates the batch (traces that already had spans,
+ * sessions). `whileWriting` runs once the spans' INSERT is on its way to Postgres.
  *
  * Duplicates (a span id already stored, or repeated in these events) are left out before the
  * insert: the first occurrence in log order wins, as in a replay. What is stored is read inside
@@ -94,10 +111,10 @@ const storedTrace = z.object({
  */
 export const applySpansIngested = async (
   tx: DatabaseTransactionConnection,
-  events: readonly (StoredEvent & SpansIngested)[],
+  { batches, rendered }: PreparedSpans,
   ids: IdAllocator,
+  whileWriting: () => void = () => undefined,
 ): Promise<void> => {
-  const batches = events.map(storedBatch);
   const projectIds = [...new Set(batches.map((b) => b.projectId))];
   const projects = new Map(
     (
@@ -111,25 +128,21 @@ export const applySpansIngested = async (
   const traceCandidates = new Map<string, TraceCandidate>();
   const sessionCandidates = new Map<string, SessionCandidate>();
   const pending: PendingSpan[] = [];
-  for (const batch of batches) {
+  for (const [b, batch] of batches.entries()) {
     const project = projects.get(batch.projectId);
     // The project was deleted after these spans were acknowledged: they went with it.
     if (project === undefined) continue;
     const eventTraces = new Set<string>();
     const eventSessions = new Map<string, number>();
     const traceSession = new Map<string, string>();
-    for (const span of batch.spans) {
+    for (const r of rendered[b]!) {
+      const { span } = r;
       if (!eventTraces.has(span.traceId)) {
         eventTraces.add(span.traceId);
         const id = ids.next('trace');
         if (!traceCandidates.has(span.traceId)) traceCandidates.set(span.traceId, { id, traceId: span.traceId, projectId: project });
       }
-      pending.push({
-        id: ids.next('span'),
-        span,
-        startMicros: nanosToMicros(span.startTimeUnixNano),
-        endMicros: nanosToMicros(span.endTimeUnixNano),
-      });
+      pending.push({ id: ids.next('span'), rendered: r });
       if (span.sessionId !== null && !traceSession.has(span.traceId)) {
         traceSession.set(span.traceId, span.sessionId);
         if (!eventSessions.has(span.sessionId)) eventSessions.set(span.sessionId, ids.next('session'));
@@ -142,12 +155,12 @@ export const applySpansIngested = async (
   if (pending.length === 0) return;
 
   const seen = new Set<string>();
-  const firsts = pending.filter((p) => !seen.has(p.span.spanId) && seen.add(p.span.spanId));
+  const firsts = pending.filter((p) => !seen.has(p.rendered.span.spanId) && seen.add(p.rendered.span.spanId));
   const stored = new Set(
     await tx.anyFirst(sql.type(z.object({ span_id: z.string() }))`
       SELECT span_id FROM spans WHERE span_id = ANY(${sql.array([...seen], 'text')})`),
   );
-  const fresh = stored.size === 0 ? firsts : firsts.filter((p) => !stored.has(p.span.spanId));
+  const fresh = stored.size === 0 ? firsts : firsts.filter((p) => !stored.has(p.rendered.span.spanId));
 
   const storedTraces = new Map(
     (
@@ -158,21 +171,21 @@ export const applySpansIngested = async (
   );
 
   // A trace keeps the project it was created in; one created now holds only spans of this batch.
-  const spanRows: SpanInsertRow[] = [];
+  const spanRows: string[] = [];
   const newTraceSpans = new Map<string, PendingSpan[]>();
   const touched = new Set<number>();
   for (const p of fresh) {
-    const known = storedTraces.get(p.span.traceId);
+    const known = storedTraces.get(p.rendered.span.traceId);
     if (known !== undefined) {
       touched.add(Number(known.id));
-      spanRows.push(spanInsertRow(p.id, p.span, { id: Number(known.id), projectId: Number(known.project_id) }));
+      spanRows.push(spanRowJson(p.rendered, p.id, { id: Number(known.id), projectId: Number(known.project_id) }));
       continue;
     }
-    const candidate = traceCandidates.get(p.span.traceId)!;
+    const candidate = traceCandidates.get(p.rendered.span.traceId)!;
     const spans = newTraceSpans.get(candidate.traceId);
     if (spans === undefined) newTraceSpans.set(candidate.traceId, [p]);
     else spans.push(p);
-    spanRows.push(spanInsertRow(p.id, p.span, candidate));
+    spanRows.push(spanRowJson(p.rendered, p.id, candidate));
   }
   const newTraces = new Map([...newTraceSpans].map(([traceId, spans]) => [traceId, traceRow(traceCandidates.get(traceId)!, spans)]));
 
@@ -214,7 +227,17 @@ export const applySpansIngested = async (
 
   await insertRows(tx, 'sessions', SESSION_COLUMNS, newSessions);
   await insertRows(tx, 'traces', TRACE_COLUMNS, [...newTraces.values()]);
-  await insertRows(tx, 'spans', SPAN_COLUMNS, spanRows);
+  if (spanRows.length > 0) {
+    const writing = insertRows(tx, 'spans', SPAN_COLUMNS, { json: `[${spanRows.join(',')}]` });
+    // Once the statement is sent (a macrotask later: slonik's own steps are promise callbacks),
+    // Postgres works on it while this process runs `whileWriting`.
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      whileWriting();
+    } finally {
+      await writing;
+    }
+  }
   if (relinked.length > 0) {
     await tx.query(sql.unsafe`
       UPDATE traces t SET session_id = x.session_id

@@ -1,6 +1,6 @@
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
-import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
 import { llmTokenCounts } from './llmTokenCounts.ts';
+import type { RenderedSpan } from './renderSpan.ts';
 
 const INT8_MIN = -(2n ** 63n);
 const INT8_MAX = 2n ** 63n - 1n;
@@ -23,7 +23,8 @@ export type TraceRow = {
   token_count_completion: string;
 };
 
-export type PendingSpan = { readonly id: number; readonly span: SpanRecord; readonly startMicros: bigint; readonly endMicros: bigint };
+/** A span of this batch with its row id. */
+export type PendingSpan = { readonly id: number; readonly rendered: RenderedSpan };
 
 /**
  * The aggregates recompute.ts's `recomputeTraces` derives in SQL, derived from the spans in hand:
@@ -42,15 +43,14 @@ export const traceRow = (
   let prompt = 0n;
   let completion = 0n;
   for (const s of spans) {
-    if (s.startMicros < start.startMicros) start = s;
-    if (s.endMicros > end.endMicros) end = s;
-    if (
-      s.span.parentId === null &&
-      (root === null || s.startMicros < root.startMicros || (s.startMicros === root.startMicros && s.id < root.id))
-    )
-      root = s;
-    if (s.span.status.code === 'ERROR') errors++;
-    const tokens = llmTokenCounts(s.span.spanKind, s.span.attributes);
+    const { span, startMicros, endMicros } = s.rendered;
+    if (startMicros < start.rendered.startMicros) start = s;
+    if (endMicros > end.rendered.endMicros) end = s;
+    const earliest =
+      root === null || startMicros < root.rendered.startMicros || (startMicros === root.rendered.startMicros && s.id < root.id);
+    if (span.parentId === null && earliest) root = s;
+    if (span.status.code === 'ERROR') errors++;
+    const tokens = llmTokenCounts(span.spanKind, span.attributes);
     prompt += BigInt(tokens.prompt ?? 0);
     completion += BigInt(tokens.completion ?? 0);
   }
@@ -59,9 +59,9 @@ export const traceRow = (
     trace_id: trace.traceId,
     project_id: trace.projectId,
     session_id: null,
-    start_time: nanosToIsoMicros(start.span.startTimeUnixNano),
-    end_time: nanosToIsoMicros(end.span.endTimeUnixNano),
-    root_span_id: root?.span.spanId ?? null,
+    start_time: nanosToIsoMicros(start.rendered.span.startTimeUnixNano),
+    end_time: nanosToIsoMicros(end.rendered.span.endTimeUnixNano),
+    root_span_id: root?.rendered.span.spanId ?? null,
     span_count: spans.length,
     error_count: errors,
     token_count_prompt: clamped(prompt),

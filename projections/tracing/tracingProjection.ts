@@ -1,9 +1,10 @@
+import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { ProjectEvent } from '../../domain/projects/events.ts';
 import type { SpansIngested, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import type { Projection } from '../projection.ts';
 import { applyProjectEvent } from './applyProjectEvent.ts';
-import { applySpansIngested } from './applySpansIngested.ts';
+import { applySpansIngested, prepareSpans, type PreparedSpans } from './applySpansIngested.ts';
 import { applyTelemetryDeletions } from './applyTelemetryDeletions.ts';
 import { loadIdAllocator } from './idAllocator.ts';
 import { tracingMigrations } from './tracingMigrations.ts';
@@ -18,10 +19,39 @@ const PROJECT_EVENTS: readonly ProjectEvent['type'][] = ['ProjectCreated', 'Proj
 /** A crafted event may hold anything under `data` (null, `spans` not a list): it counts as empty. */
 const spanCount = (e: SpansIngested) => (Array.isArray(e.data?.spans) ? e.data.spans.length : 0);
 
+type SpanEvent = StoredEvent & SpansIngested;
+
+/** Consecutive runs of the batch: span events (at most SPANS_PER_CHUNK spans together), deletions of one type, or one other event. */
+const runsOf = (events: readonly StoredEvent[]): StoredEvent[][] => {
+  const runs: StoredEvent[][] = [];
+  let i = 0;
+  while (i < events.length) {
+    const event = events[i]!;
+    const run = [event];
+    if (isEventOf(event, SPANS)) {
+      let spans = spanCount(event);
+      for (let next = events[++i]; next !== undefined && isEventOf(next, SPANS); next = events[++i]) {
+        if (spans + spanCount(next) > SPANS_PER_CHUNK) break;
+        spans += spanCount(next);
+        run.push(next);
+      }
+    } else if (isEventOf(event, DELETIONS)) {
+      for (let next = events[++i]; next !== undefined && isEventOf(next, [event.type]); next = events[++i]) run.push(next);
+    } else {
+      i++;
+    }
+    runs.push(run);
+  }
+  return runs;
+};
+
+const isSpanRun = (run: readonly StoredEvent[]): run is SpanEvent[] => isEventOf(run[0]!, SPANS);
+
 /**
  * Projects, traces, spans and sessions: one projector, because each depends on the others
  * (spans find their trace's project, a project's deletion cascades through all of them) and a
- * rebuild must replay them together. Runs of events of one kind are applied together.
+ * rebuild must replay them together. Runs of events of one kind are applied together; the next
+ * run of spans is prepared (rendered into rows, no database) while Postgres writes this one's.
  */
 export const tracingProjection: Projection = {
   name: 'tracing',
@@ -29,25 +59,32 @@ export const tracingProjection: Projection = {
   migrations: tracingMigrations,
   apply: async (tx, events) => {
     const ids = await loadIdAllocator(tx);
-    let i = 0;
-    while (i < events.length) {
-      const event = events[i]!;
-      if (isEventOf(event, SPANS)) {
-        const run = [event];
-        let spans = spanCount(event);
-        for (let next = events[++i]; next !== undefined && isEventOf(next, SPANS); next = events[++i]) {
-          if (spans + spanCount(next) > SPANS_PER_CHUNK) break;
-          spans += spanCount(next);
-          run.push(next);
-        }
-        await applySpansIngested(tx, run, ids);
+    const runs = runsOf(events);
+    // What was prepared ahead, or why preparing it failed: reported when that run is applied.
+    const ahead = new Map<number, PreparedSpans | { readonly failed: unknown }>();
+    const prepared = (r: number, run: SpanEvent[]): PreparedSpans => {
+      const p = ahead.get(r);
+      if (p === undefined) return prepareSpans(run);
+      if ('failed' in p) throw p.failed;
+      return p;
+    };
+    for (const [r, run] of runs.entries()) {
+      const event = run[0]!;
+      if (isSpanRun(run)) {
+        const next = runs.findIndex((later, l) => l > r && isSpanRun(later));
+        const prepareNext = () => {
+          if (next < 0) return;
+          try {
+            ahead.set(next, prepareSpans(runs[next] as SpanEvent[]));
+          } catch (failed) {
+            ahead.set(next, { failed });
+          }
+        };
+        await applySpansIngested(tx, prepared(r, run), ids, prepareNext);
       } else if (isEventOf(event, DELETIONS)) {
-        const run = [event];
-        for (let next = events[++i]; next !== undefined && isEventOf(next, [event.type]); next = events[++i]) run.push(next);
-        await applyTelemetryDeletions(tx, event.type, run);
-      } else {
-        if (isEventOf(event, PROJECT_EVENTS)) await applyProjectEvent(tx, event, ids);
-        i++;
+        await applyTelemetryDeletions(tx, event.type, run as never);
+      } else if (isEventOf(event, PROJECT_EVENTS)) {
+        await applyProjectEvent(tx, event, ids);
       }
     }
     await ids.flush();

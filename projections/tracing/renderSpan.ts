@@ -1,47 +1,32 @@
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
-import type { JsonObject } from '../../domain/tracing/jsonValue.ts';
 import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
 import { attributeIndexObject } from './attributeFilter.ts';
 import { llmTokenCounts } from './llmTokenCounts.ts';
 
 /**
- * One `spans` row as the projector sends it to Postgres: every column in its final form
- * (attribute_index included, times as ISO text), so Postgres computes nothing but parses it.
+ * One span rendered for the `spans` table, before the database is asked anything: every column
+ * but the three that depend on what is stored (id, trace_rowid, project_id) is already JSON text
+ * in `columns` (attribute_index included, times as ISO text), so Postgres computes nothing and
+ * parses each value once. The rest is what the trace and session rows need.
  */
-export type SpanInsertRow = {
-  readonly id: number;
-  readonly span_id: string;
-  readonly trace_rowid: number;
-  readonly trace_id: string;
-  readonly project_id: number;
-  readonly parent_id: string | null;
-  readonly name: string;
-  readonly span_kind: string;
-  readonly otel_kind: string;
-  readonly status_code: string;
-  readonly status_message: string;
-  readonly start_time: string;
-  readonly end_time: string;
-  readonly attributes: JsonObject;
-  readonly attribute_index: JsonObject;
-  readonly events: readonly { readonly name: string; readonly time_unix_nano: string; readonly attributes: JsonObject }[];
-  readonly llm_token_count_prompt: number | null;
-  readonly llm_token_count_completion: number | null;
+export type RenderedSpan = {
+  readonly span: SpanRecord;
+  readonly startMicros: bigint;
+  readonly endMicros: bigint;
+  /** The row's other columns as a JSON object's members: `"span_id":"…",…` (no braces). */
+  readonly columns: string;
 };
 
 /** Unix nanoseconds (decimal string) as the microseconds timestamptz keeps (truncated, as nanosToIsoMicros). */
 export const nanosToMicros = (nanos: string): bigint => BigInt(nanos) / 1000n;
 
-export const spanInsertRow = (id: number, span: SpanRecord, trace: { readonly id: number; readonly projectId: number }): SpanInsertRow => {
+export const renderSpan = (span: SpanRecord): RenderedSpan => {
   const tokens = llmTokenCounts(span.spanKind, span.attributes);
   const attributes = renderAttributes(span.attributes);
-  return {
-    id,
+  const columns = JSON.stringify({
     span_id: span.spanId,
-    trace_rowid: trace.id,
     trace_id: span.traceId,
-    project_id: trace.projectId,
     parent_id: span.parentId,
     name: span.name,
     span_kind: span.spanKind,
@@ -59,5 +44,15 @@ export const spanInsertRow = (id: number, span: SpanRecord, trace: { readonly id
     })),
     llm_token_count_prompt: tokens.prompt,
     llm_token_count_completion: tokens.completion,
+  });
+  return {
+    span,
+    startMicros: nanosToMicros(span.startTimeUnixNano),
+    endMicros: nanosToMicros(span.endTimeUnixNano),
+    columns: columns.slice(1, -1),
   };
 };
+
+/** The `spans` row as jsonb_to_recordset reads it. */
+export const spanRowJson = (rendered: RenderedSpan, id: number, trace: { readonly id: number; readonly projectId: number }): string =>
+  `{"id":${id},"trace_rowid":${trace.id},"project_id":${trace.projectId},${rendered.columns}}`;
