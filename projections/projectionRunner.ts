@@ -1,7 +1,7 @@
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { EventStore, Position, StoredEvent } from '../domain/eventstore/types.ts';
-import { comparePosition, START } from '../domain/eventstore/types.ts';
+import { comparePosition, positionToString, START } from '../domain/eventstore/types.ts';
 import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operations/projectionEventSkipped.ts';
 import type { LiveModel } from './liveModel.ts';
 import type { Projection } from './projection.ts';
@@ -359,6 +359,20 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
     return true;
   };
 
+  /**
+   * All together in one transaction, as long as every one of them can apply the batch; when that
+   * fails, each on its own (and then event by event) to stop only the one that cannot.
+   */
+  const applyTogether = async (targets: readonly Lane[], events: readonly StoredEvent[]) => {
+    if (targets.length === 0 || events.length === 0) return;
+    try {
+      await applyTo(targets, events);
+    } catch (error) {
+      await rethrowIfDatabaseDown(error);
+      for (const lane of targets) await advance(lane, events);
+    }
+  };
+
   const retryDue = async () => {
     for (const lane of lanes) {
       if (!lane.owned || !lane.stop || Date.now() < lane.retryAt) continue;
@@ -467,25 +481,26 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
       const decided = foldSkipDecisions(events);
       foldSkipDecisions(events, skips);
       for (const lane of lanes) if (lane.stop && decided.has(lane.projection.name)) lane.retryAt = 0;
-      // All together in one transaction, as long as every one of them can apply the batch; when
-      // that fails, each on its own (and then event by event) to stop only the one that cannot.
-      try {
-        await applyTo(pack, events);
-      } catch (error) {
-        await rethrowIfDatabaseDown(error);
-        for (const lane of pack) await advance(lane, events);
-      }
+      await applyTogether(pack, events);
       for (const model of liveModels) model.apply(events);
       readPosition = events[events.length - 1]!.position;
     }
     // A read model that resumed after a stop is behind the pack: it catches up on reads of its
-    // own, a batch per step, so the others (and read-your-writes on them) never wait for it.
+    // own, a batch per step, so the others (and read-your-writes on them) never wait for it. Read
+    // models behind at the same checkpoint (all of them, when this process just took them over
+    // from a dead owner while its reader kept feeding the live models) share one read and one
+    // transaction, as the pack does.
     let caughtUp = 0;
+    const behind = new Map<string, Lane[]>();
     for (const lane of lanes) {
       if (!lane.owned || lane.stop || pack.includes(lane) || comparePosition(lane.checkpoint, readPosition) >= 0) continue;
-      const own = await read(lane.checkpoint);
+      const key = positionToString(lane.checkpoint);
+      behind.set(key, [...(behind.get(key) ?? []), lane]);
+    }
+    for (const group of behind.values()) {
+      const own = await read(group[0]!.checkpoint);
       caughtUp += own.length;
-      await advance(lane, own);
+      await applyTogether(group, own);
     }
     await retryDue();
     await follow();
