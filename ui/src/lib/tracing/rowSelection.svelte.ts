@@ -1,3 +1,4 @@
+import { untrack } from 'svelte';
 import { SvelteMap } from 'svelte/reactivity';
 import type { ChosenSpan } from '../datasets/addSpansApi.ts';
 
@@ -7,6 +8,14 @@ import type { ChosenSpan } from '../datasets/addSpansApi.ts';
  */
 export class RowSelection {
   readonly #chosen = new SvelteMap<string, ChosenSpan>();
+
+  /** `shown` reads what the table shows (its page): the ticks are cleared whenever it changes. Construct it while a component initialises. */
+  constructor(shown: () => unknown) {
+    $effect(() => {
+      shown();
+      untrack(() => this.clear());
+    });
+  }
 
   get size(): number {
     return this.#chosen.size;
