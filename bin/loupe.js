@@ -2,7 +2,7 @@
 // Launcher for `npx loupe`: runs ops/cli.ts with TypeScript support (tsx) on Node 24, which the
 // repository installs as the `node` npm package. The system Node may be older than the code needs.
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,9 @@ if (node === null) {
 
 // Absolute, so tsx resolves from this package whatever the current directory is.
 const tsx = import.meta.resolve('tsx');
-const child = spawn(node, ['--import', tsx, join(root, 'ops', 'cli.ts'), ...process.argv.slice(2)], {
+// The server's V8 heap flags (why: ops/serverNodeFlags.ts), the same list `npm start` and the benchmarks use.
+const heapFlags = JSON.parse(readFileSync(join(root, 'ops', 'serverNodeFlags.json'), 'utf8'));
+const child = spawn(node, [...heapFlags, '--import', tsx, join(root, 'ops', 'cli.ts'), ...process.argv.slice(2)], {
   stdio: 'inherit',
 });
 

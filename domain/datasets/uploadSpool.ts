@@ -1,7 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { ExampleData } from './events.ts';
 
 /** Parsed chunks of an upload kept on disk, one JSON line each, until all of them have parsed. */
@@ -11,6 +10,25 @@ export type UploadSpool = {
   /** Removes the file (also when `chunks` was never read). */
   readonly dispose: () => Promise<void>;
 };
+
+/**
+ * The file's lines, read as they are consumed. Not readline: its async iterator reads ahead up to
+ * 1,024 lines while the consumer waits (here, 1,024 chunks of 500 examples: the whole upload).
+ */
+async function* linesOf(path: string): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  for await (const part of createReadStream(path) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = part.indexOf(10); nl !== -1; nl = part.indexOf(10, from)) {
+      parts.push(part.subarray(from, nl));
+      yield Buffer.concat(parts);
+      parts = [];
+      from = nl + 1;
+    }
+    if (from < part.length) parts.push(part.subarray(from));
+  }
+  if (parts.length > 0) yield Buffer.concat(parts);
+}
 
 /**
  * Writes every chunk to a file in a new directory under `dir` and resolves once the last one is
@@ -38,8 +56,7 @@ export const spoolChunks = async (chunks: AsyncIterable<readonly ExampleData[]>,
   }
   return {
     chunks: async function* () {
-      const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
-      for await (const line of lines) if (line !== '') yield JSON.parse(line) as ExampleData[];
+      for await (const line of linesOf(path)) yield JSON.parse(line.toString('utf8')) as ExampleData[];
     },
     dispose,
   };

@@ -17,6 +17,7 @@
  *   --verbose                   print RSS, JS heap and external memory every second of the upload,
  *                               and at the end what the server printed
  *   --node-flag FLAG            extra node/V8 flag for the server (repeatable), e.g. --trace-gc
+ *   --no-heap-flags             without the server's V8 heap flags (ops/serverNodeFlags.ts), to compare
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -25,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
+import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 import { startServerProcess } from './serverProcess.ts';
 
 const { values: args } = parseArgs({
@@ -36,12 +38,19 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     'node-flag': { type: 'string', multiple: true, default: [] },
+    'no-heap-flags': { type: 'boolean', default: false },
   },
 });
 const rows = Number(args.rows);
 
-const statusMb = (pid: number, field: 'VmRSS' | 'VmHWM'): number =>
-  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
+/** VmRSS / VmHWM of a process in MB; NaN once it is gone. */
+const statusMb = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+};
 
 const percentile = (values: readonly number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -122,7 +131,11 @@ if (scratch) env.SERVICE_SQL_DATABASE_URL = scratch.url;
 try {
   const fileBytes = await writeCsv(csvPath);
   process.stdout.write(`CSV: ${rows} rows, ${(fileBytes / 1024 / 1024).toFixed(1)} MB (${args.backend})\n`);
-  const server = await startServerProcess({ env, startTimeoutMs: 120_000, nodeFlags: args['node-flag'] });
+  const server = await startServerProcess({
+    env,
+    startTimeoutMs: 120_000,
+    nodeFlags: [...(args['no-heap-flags'] ? [] : SERVER_NODE_FLAGS), ...args['node-flag']!],
+  });
   try {
     await new Promise((r) => setTimeout(r, 5_000)); // let the start-up settle
     const before = statusMb(server.pid, 'VmRSS');

@@ -3,9 +3,10 @@
  *
  *   --settle-seconds N   wait this long after start before measuring (default 10)
  *   --node-flag FLAG     extra node/V8 flag for the server (repeatable), e.g. --liftoff-only
+ *   --no-heap-flags      without the server's V8 heap flags (ops/serverNodeFlags.ts), to compare
  *
  * Starts `loupe serve` on a fresh embedded PGlite working dir (as an operator would), lets it
- * settle, and prints its resident memory (VmRSS from /proc) and, from its own /metrics, how much of
+ * settle, and prints (for that first start, then for a restart on the same directory) its resident memory (VmRSS from /proc) and, from its own /metrics, how much of
  * that is the JavaScript heap and how much is memory outside it (PGlite's WebAssembly memory is an
  * ArrayBuffer, counted there). Extra SERVICE_* variables pass through from the environment.
  */
@@ -14,10 +15,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 import { startServerProcess } from './serverProcess.ts';
 
 const { values: args } = parseArgs({
-  options: { 'settle-seconds': { type: 'string', default: '10' }, 'node-flag': { type: 'string', multiple: true, default: [] } },
+  options: {
+    'settle-seconds': { type: 'string', default: '10' },
+    'node-flag': { type: 'string', multiple: true, default: [] },
+    'no-heap-flags': { type: 'boolean', default: false },
+  },
 });
 
 const statusKb = (pid: number, field: string): number => {
@@ -32,21 +38,35 @@ const passThrough = Object.fromEntries(
     ([k]) => (k.startsWith('SERVICE_') && k !== 'SERVICE_SQL_DATABASE_URL') || k === 'NODE_OPTIONS' || k.startsWith('MALLOC_'),
   ),
 ) as Record<string, string>;
-const server = await startServerProcess({ env: { ...passThrough, SERVICE_WORKING_DIR: workingDir }, nodeFlags: args['node-flag'] });
+/** One start on `workingDir`: idle memory after the settle time, and the peak during start. */
+const measure = async (start: 'fresh' | 'restart') => {
+  const server = await startServerProcess({
+    env: { ...passThrough, SERVICE_WORKING_DIR: workingDir },
+    nodeFlags: [...(args['no-heap-flags'] ? [] : SERVER_NODE_FLAGS), ...args['node-flag']!],
+  });
+  try {
+    await new Promise((r) => setTimeout(r, Number(args['settle-seconds']) * 1000));
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+    const result = {
+      start,
+      rss: mb(statusKb(server.pid, 'VmRSS') * 1024),
+      peakRss: mb(statusKb(server.pid, 'VmHWM') * 1024),
+      heapUsed: mb(metric('nodejs_heap_size_used_bytes')),
+      heapTotal: mb(metric('nodejs_heap_size_total_bytes')),
+      external: mb(metric('nodejs_external_memory_bytes')),
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await server.stop();
+  }
+};
+
 try {
-  await new Promise((r) => setTimeout(r, Number(args['settle-seconds']) * 1000));
-  const metrics = await (await fetch(`${server.url}/metrics`)).text();
-  const metric = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-  const rssKb = statusKb(server.pid, 'VmRSS');
-  const result = {
-    rss: mb(rssKb * 1024),
-    peakRss: mb(statusKb(server.pid, 'VmHWM') * 1024),
-    heapUsed: mb(metric('nodejs_heap_size_used_bytes')),
-    heapTotal: mb(metric('nodejs_heap_size_total_bytes')),
-    external: mb(metric('nodejs_external_memory_bytes')),
-  };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  // The first start on an empty directory runs initdb (a second Postgres instance for a while);
+  // the second is what every later start of the same install costs.
+  await measure('fresh');
+  await measure('restart');
 } finally {
-  await server.stop();
   await rm(workingDir, { recursive: true, force: true });
 }

@@ -29,13 +29,16 @@ const redact = (url: string): string => {
 };
 
 /**
- * Embedded Postgres sized for a sidecar. PGlite's WebAssembly memory never shrinks, and Postgres'
- * default shared_buffers (128 MB) lives inside it on top of the 128 MB the module starts with.
- * 16 MB measured no slower on ingest here (the OS page cache still holds the data files), and the
- * idle server ~60 MB smaller (BENCHMARKS.md, "Memory"). Not persisted: a start with other
- * settings is not affected by an earlier one.
+ * Embedded Postgres sized for a sidecar. PGlite's WebAssembly memory never shrinks: whatever
+ * Postgres once allocated inside it stays resident. Default shared_buffers (128 MB) lives there on
+ * top of the 128 MB the module starts with; 16 MB measured no slower on ingest here (the OS page
+ * cache still holds the data files), and the idle server ~60 MB smaller (BENCHMARKS.md, "Memory").
+ * maintenance_work_mem (64 MB by default) is what one CREATE INDEX or VACUUM may take; 16 MB
+ * keeps a rebuild's or migration's index build from growing the heap for good, at the cost of
+ * slower builds on big tables. work_mem stays at Postgres' 4 MB per sort or hash. Not persisted:
+ * a start with other settings is not affected by an earlier one.
  */
-const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB', '-c', 'maintenance_work_mem=16MB', '-c', 'work_mem=4MB'];
 
 /** The one place that decides between embedded PGlite and a real Postgres server. */
 export const openDatabase = async (options: DatabaseOptions): Promise<Database> => {
@@ -49,6 +52,11 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
   if ('pgliteDataDir' in options) {
     await mkdir(options.pgliteDataDir, { recursive: true });
     pglite = await PGlite.create(options.pgliteDataDir, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+    // On an empty directory PGlite runs initdb in a second Postgres instance: its WebAssembly
+    // memory (~300 MB) is garbage once create returns, but stays resident until a full GC, which
+    // an idle server may not run for minutes. The server runs with --expose-gc
+    // (ops/serverNodeFlags.ts) to collect it now; elsewhere (tests) this is a no-op.
+    (globalThis as { gc?: () => void }).gc?.();
     description = `embedded PGlite at ${options.pgliteDataDir}`;
   } else {
     pglite = options.pglite;
