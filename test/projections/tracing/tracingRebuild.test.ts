@@ -1,3 +1,4 @@
+import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
@@ -6,6 +7,8 @@ import { createProject, deleteProject, updateProject } from '../../../domain/pro
 import { loadProject } from '../../../domain/projects/loadProject.ts';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
+import type { Projection } from '../../../projections/projection.ts';
+import { applyBatch } from '../../../projections/projectionRunner.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
@@ -81,6 +84,37 @@ test('applying the same events twice leaves the rows as applying them once', asy
   delete once.tracing_ids;
   delete twice.tracing_ids;
   assert.equal(twice, once);
+});
+
+test('a batch that dies before its commit leaves nothing, and the retry gives the rows of a run that never died', async ({ h }) => {
+  await writeHistory(h);
+  const events = await h.store.readAll(START, 10_000);
+  const half = Math.floor(events.length / 2);
+  await h.db.pool.transaction((tx) => applyBatch(tx, [tracingProjection], events.slice(0, half)));
+  const before = await dumpTracing(h.db.pool);
+  // Every row of the second half written, then the process is gone before COMMIT.
+  const dying: Projection = {
+    ...tracingProjection,
+    apply: async (tx, batch) => {
+      await tracingProjection.apply(tx, batch);
+      assert.ok(Number(await tx.oneFirst(sql.unsafe`SELECT count(*) FROM spans`)) > (before.spans?.length ?? 0));
+      throw new Error('killed before commit');
+    },
+  };
+  await h.db.pool
+    .transaction((tx) => applyBatch(tx, [dying], events.slice(half)))
+    .then(
+      () => assert.unreachable('the batch must fail'),
+      (error: Error) => assert.match(error.message, 'killed before commit'),
+    );
+  assert.equal(await dumpTracing(h.db.pool), before, 'nothing of the dead batch is left, id counters included');
+  await h.project(4);
+  const recovered = await dumpTracing(h.db.pool);
+  await rebuildProjection(h.db.pool, h.store, tracingProjection, {
+    batchSize: 50,
+    storeInTransaction: (tx) => createPostgresEventStore(tx),
+  });
+  assert.equal(await dumpTracing(h.db.pool), recovered);
 });
 
 test.run();
