@@ -1,3 +1,4 @@
+import { gql } from '../api/graphql.ts';
 import type { Page, PageInfo, RootSpanRow, SpanRow } from './tracingTypes.ts';
 
 /**
@@ -52,3 +53,15 @@ export const SPAN_ROW_FIELDS = `
 export type SpanRowNode = Omit<SpanRow, 'traceId'> & { context: { traceId: string } };
 
 export const spanRowOf = ({ context, ...span }: SpanRowNode): SpanRow => ({ ...span, traceId: context.traceId });
+
+/** Runs a query that names the project's connection of traces `rows` (`rows: traces(…)`), for the Traces tab. */
+export const fetchRootSpanRows = async (
+  query: string,
+  variables: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Page<RootSpanRow>> =>
+  pageOf((await gql<{ node: { rows: Connection<TraceRowNode> } }>(query, variables, signal)).node.rows, rootSpanRowOf);
+
+/** Runs a query that names the project's connection of spans `rows` (`rows: spans(…)`), for the Spans tab. */
+export const fetchSpanRows = async (query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<Page<SpanRow>> =>
+  pageOf((await gql<{ node: { rows: Connection<SpanRowNode> } }>(query, variables, signal)).node.rows, spanRowOf);

@@ -2,14 +2,12 @@ import { gql } from '../api/graphql.ts';
 import type { TimeRange } from '../time/timeRange.ts';
 import {
   type Connection,
+  fetchRootSpanRows,
+  fetchSpanRows,
   IO_PREVIEW,
   pageOf,
-  rootSpanRowOf,
   SPAN_ROW_FIELDS,
-  type SpanRowNode,
-  spanRowOf,
   TRACE_ROW_FIELDS,
-  type TraceRowNode,
 } from './rowConnections.ts';
 import type { SpanFilterState, TraceSortState } from './spanFilters.ts';
 import type {
@@ -50,7 +48,7 @@ const ROOT_SPANS_BY_TRACE = `
   query ProjectTraces($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $sort: TraceSort, $filter: SpanFilter) {
     node(id: $id) {
       ... on Project {
-        traces(first: $first, after: $after, timeRange: $timeRange, sort: $sort, filter: $filter) {
+        rows: traces(first: $first, after: $after, timeRange: $timeRange, sort: $sort, filter: $filter) {
           edges { node { ${TRACE_ROW_FIELDS} } }
           pageInfo { hasNextPage endCursor }
         }
@@ -62,11 +60,11 @@ const ROOT_SPANS_BY_TRACE = `
  * The Traces tab: each trace's root span with the trace's span count and tokens, sorted by the
  * trace's start time or latency; the span filters apply to the root span.
  */
-export const fetchRootSpans = async (
+export const fetchRootSpans = (
   args: { projectId: string; first: number; after: string | null; timeRange: TimeRange; filter: SpanFilterState; sort: TraceSortState },
   signal?: AbortSignal,
-): Promise<Page<RootSpanRow>> => {
-  const reply = await gql<{ node: { traces: Connection<TraceRowNode> } }>(
+): Promise<Page<RootSpanRow>> =>
+  fetchRootSpanRows(
     ROOT_SPANS_BY_TRACE,
     {
       id: args.projectId,
@@ -78,14 +76,12 @@ export const fetchRootSpans = async (
     },
     signal,
   );
-  return pageOf(reply.node.traces, rootSpanRowOf);
-};
 
 const SPANS = `
   query ProjectSpans($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $filter: SpanFilter, $rootSpansOnly: Boolean, $sort: SpanSort) {
     node(id: $id) {
       ... on Project {
-        spans(first: $first, after: $after, timeRange: $timeRange, filter: $filter, rootSpansOnly: $rootSpansOnly, sort: $sort) {
+        rows: spans(first: $first, after: $after, timeRange: $timeRange, filter: $filter, rootSpansOnly: $rootSpansOnly, sort: $sort) {
           edges { node { ${SPAN_ROW_FIELDS} } }
           pageInfo { hasNextPage endCursor }
         }
@@ -93,7 +89,7 @@ const SPANS = `
     }
   }`;
 
-export const fetchSpans = async (
+export const fetchSpans = (
   args: {
     projectId: string;
     first: number;
@@ -104,8 +100,8 @@ export const fetchSpans = async (
     sort: TraceSortState;
   },
   signal?: AbortSignal,
-): Promise<Page<SpanRow>> => {
-  const reply = await gql<{ node: { spans: Connection<SpanRowNode> } }>(
+): Promise<Page<SpanRow>> =>
+  fetchSpanRows(
     SPANS,
     {
       id: args.projectId,
@@ -118,8 +114,6 @@ export const fetchSpans = async (
     },
     signal,
   );
-  return pageOf(reply.node.spans, spanRowOf);
-};
 
 const SESSIONS = `
   query ProjectSessions($id: ID!, $first: Int!, $after: String, $dir: SortDir, $timeRange: TimeRange) {
