@@ -24,10 +24,8 @@ export type IOValue = { readonly value: string; readonly mimeType: string };
 export type PageInfo = { readonly hasNextPage: boolean; readonly endCursor: string | null };
 export type Page<T> = { readonly rows: readonly T[]; readonly pageInfo: PageInfo };
 
-/** One row of the Traces tab: a root span with its trace's totals. */
-export type RootSpanRow = {
-  readonly traceId: string;
-  readonly spanId: string | null;
+/** What a row of the Traces or Spans tab shows of its span (the columns SpanRowsTable draws for both). */
+export type SpanRowColumns = {
   readonly name: string;
   readonly spanKind: SpanKind;
   readonly statusCode: StatusCode;
@@ -36,23 +34,21 @@ export type RootSpanRow = {
   readonly input: IOPreview | null;
   readonly output: IOPreview | null;
   readonly tokenCountTotal: number | null;
+};
+
+/** One row of the Traces tab: a root span with its trace's totals. */
+export type RootSpanRow = SpanRowColumns & {
+  readonly traceId: string;
+  readonly spanId: string | null;
   readonly numSpans: number;
 };
 
 /** One row of the Spans tab. */
-export type SpanRow = {
+export type SpanRow = SpanRowColumns & {
   readonly id: string;
   readonly spanId: string;
   readonly traceId: string;
   readonly parentId: string | null;
-  readonly name: string;
-  readonly spanKind: SpanKind;
-  readonly statusCode: StatusCode;
-  readonly startTime: string;
-  readonly latencyMs: number;
-  readonly input: IOPreview | null;
-  readonly output: IOPreview | null;
-  readonly tokenCountTotal: number | null;
 };
 
 export type SessionRow = {
