@@ -148,7 +148,9 @@ try {
     const heap: { t: number; rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number }[] = [];
     const t0 = performance.now();
     const heapSampler = setInterval(async () => {
-      const metrics = await (await fetch(`${server.url}/metrics`)).text().catch(() => '');
+      const metrics = await fetch(`${server.url}/metrics`)
+        .then((r) => r.text())
+        .catch(() => '');
       const metric = (name: string) =>
         Math.round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN) / 1024 / 1024);
       heap.push({
@@ -194,7 +196,10 @@ try {
     let count = 0;
     for (let i = 0; i < Number(args.reads); i++) {
       const t = performance.now();
-      const page = await fetch(`${server.url}/v1/datasets/${data.dataset_id}/examples?version_id=${data.version_id}`);
+      const page = await fetch(`${server.url}/v1/datasets/${data.dataset_id}/examples?version_id=${data.version_id}`, {
+        signal: AbortSignal.timeout(5 * 60_000),
+      });
+      if (!page.ok) throw new Error(`examples at the version → ${page.status}: ${(await page.text()).slice(0, 300)}`);
       const body = (await page.json()) as { data: { examples: unknown[] } };
       times.push(performance.now() - t);
       count = body.data.examples.length;
