@@ -81,7 +81,11 @@ const getViewer = (deps: AppDeps): RouteDef => ({
     }
     const user = await findUser(deps.pool, userId);
     if (user === null) throw new HttpError(401, 'user_not_found', 'User not found');
-    ctx.body = { data: userJson(user) };
+    // The role the request was just authorized with is confirmed on the user's stream; the read
+    // model may not have caught up with a role change yet (another process applies it).
+    const principal = principalOf(ctx);
+    const role = principal?.kind === 'user' || principal?.kind === 'apiKey' ? principal.role : user.role;
+    ctx.body = { data: { ...userJson(user), role } };
   },
 });
 
