@@ -5,7 +5,10 @@
  * Postgres database), sends realistic OpenInference spans as OTLP/protobuf batches from concurrent
  * senders, and measures spans/s acknowledged and spans/s visible through REST. In the same run it
  * COPYs the same span rows into a scratch table shaped like the spans read model on the same
- * database, and prints both numbers and the ratio.
+ * database, and prints both numbers and the ratio. Then, with the server stopped, it replays the
+ * tracing read model over the same log (`rebuildProjection`, the path a rebuild and the live
+ * runner share) and reports the projection's own rate and CPU, which a busy machine disturbs less
+ * than the rates above (issue 14 item 1, BENCHMARKS.md §9).
  *
  *   --backend pglite|postgres|both   (default both)
  *   --postgres-spans N               (default 100000)
@@ -17,6 +20,7 @@
  *   --json FILE                      also write the results as JSON
  *   --keep                           keep the scratch database / working dir
  *   --text-bytes N                   size of each input.value / output.value (default 2048)
+ *   --no-replay                      skip the projection replay (below)
  *   --experiment-lz4                 Postgres only: switch events.data and spans.attributes to lz4
  *                                    TOAST compression before sending (measures that change; the
  *                                    COPY baseline table follows, being LIKE spans INCLUDING ALL)
@@ -27,6 +31,11 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { sql } from 'slonik';
+import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
+import { rebuildProjection } from '../../projections/rebuildProjection.ts';
+import { tracingProjection } from '../../projections/tracing/tracingProjection.ts';
+import { openDatabase, type Database } from '../database/openDatabase.ts';
 import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
 import { machineBusySeconds, peakRssBytes, processCpuSeconds, startBackendCpuSampler, waitForQuietMachine } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
@@ -48,6 +57,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'experiment-lz4': { type: 'boolean', default: false },
     'text-bytes': { type: 'string', default: '2048' },
+    'no-replay': { type: 'boolean', default: false },
   },
 });
 
@@ -84,6 +94,36 @@ type IngestResult = {
   eventsBytes: number | null;
   spansBytes: number | null;
   copy: { label: string; result: CopyResult }[];
+  replay: ReplayResult | null;
+};
+
+/** The tracing read model rebuilt from the log, nothing else running: its rate and what it cost. */
+type ReplayResult = { spans: number; seconds: number; spansPerSecond: number; nodeCpuSeconds: number; postgresCpuSeconds: number | null };
+
+/**
+ * Replays the tracing projection over the whole log into scratch tables and swaps them in (the
+ * rows come out the same: rebuild = live). Node CPU is this process's (PGlite's included, which
+ * runs in it); Postgres CPU that of the database's backends.
+ */
+const replayTracing = async (
+  database: Database,
+  spans: number,
+  postgresBackendPids: (() => Promise<number[]>) | null,
+): Promise<ReplayResult> => {
+  const backends = postgresBackendPids ? startBackendCpuSampler(postgresBackendPids) : null;
+  await backends?.ready;
+  const before = process.cpuUsage();
+  const started = performance.now();
+  await rebuildProjection(database.pool, createPostgresEventStore(database.pool), tracingProjection, {
+    storeInTransaction: (tx) => createPostgresEventStore(tx),
+    batchSize: 20, // the live runner's batch, not a rebuild's 50
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(before);
+  const postgresCpuSeconds = backends ? await backends.stop() : null;
+  const stored = Number(await database.pool.oneFirst(sql.unsafe`SELECT count(*) FROM spans`));
+  if (stored !== spans) throw new Error(`the replay left ${stored} spans, expected ${spans}`);
+  return { spans, seconds, spansPerSecond: spans / seconds, nodeCpuSeconds: (cpu.user + cpu.system) / 1e6, postgresCpuSeconds };
 };
 
 const onGiveUp: Array<() => void> = [];
@@ -189,6 +229,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     let rowsInReadModel: number;
     let eventsBytes: number | null = null;
     let spansBytes: number | null = null;
+    let replay: ReplayResult | null = null;
     if (scratch) {
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();
@@ -196,6 +237,22 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       const sizes = (await client.query(`SELECT pg_total_relation_size('events') AS e, pg_total_relation_size('spans') AS s`)).rows[0];
       eventsBytes = Number(sizes.e);
       spansBytes = Number(sizes.s);
+      if (!args['no-replay']) {
+        await waitForQuietMachine(60_000, 0.25, cores);
+        log(`${backend}: replaying the tracing projection`);
+        const database = await openDatabase({ url: scratch.url, maximumPoolSize: 2 });
+        try {
+          const pids = async () =>
+            (
+              await client.query<{ pid: number }>(
+                'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+              )
+            ).rows.map((r) => r.pid);
+          replay = await replayTracing(database, total, pids);
+        } finally {
+          await database.close();
+        }
+      }
       await client.end();
       await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, one stream`);
@@ -220,6 +277,13 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
         ).rows[0]!;
         eventsBytes = Number(sizes.e);
         spansBytes = Number(sizes.s);
+        if (!args['no-replay']) {
+          await waitForQuietMachine(60_000, 0.25, cores);
+          log(`${backend}: replaying the tracing projection`);
+          const database = await openDatabase({ pglite: db, description: 'bench' });
+          // Not database.close(): that would close PGlite, which the COPY baseline still needs.
+          replay = await replayTracing(database, total, null).finally(() => database.pool.end());
+        }
         await waitForQuietMachine(60_000, 0.25, cores);
         log(`${backend}: COPY baseline, one COPY FROM '/dev/blob' per ${batchSize}-row batch`);
         copy.push({ label: `COPY FROM '/dev/blob', one per ${batchSize} rows`, result: await copyIntoPglite(db, chunks, all.length) });
@@ -251,6 +315,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       eventsBytes,
       spansBytes,
       copy,
+      replay,
     };
   } catch (error) {
     if (server) log(`server output:\n${server.output().slice(-4000)}`);
@@ -280,6 +345,13 @@ const report = (r: IngestResult): string => {
   for (const { label, result } of r.copy) {
     lines.push(
       `  raw ${label}: ${fmt(result.rowsPerSecond)} rows/s (${result.seconds.toFixed(1)} s)  →  ratio acknowledged ${(r.ackedPerSecond / result.rowsPerSecond).toFixed(2)}, visible ${(r.visiblePerSecond / result.rowsPerSecond).toFixed(2)}`,
+    );
+  }
+  if (r.replay) {
+    const { spansPerSecond, seconds, nodeCpuSeconds, postgresCpuSeconds } = r.replay;
+    const cpu = nodeCpuSeconds + (postgresCpuSeconds ?? 0);
+    lines.push(
+      `  tracing projection replayed alone (rebuild, batches of 20 events): ${fmt(spansPerSecond)} spans/s (${seconds.toFixed(1)} s); CPU ${r.backend === 'pglite' ? `${nodeCpuSeconds.toFixed(1)} s (PGlite in process)` : `Node ${nodeCpuSeconds.toFixed(1)} s + Postgres ${(postgresCpuSeconds ?? 0).toFixed(1)} s`} = ${((cpu / r.replay.spans) * 1e6).toFixed(0)} µs per span`,
     );
   }
   return lines.join('\n');
