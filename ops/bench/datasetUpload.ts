@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
-import { startServerProcess } from './serverProcess.ts';
+import { startServerProcess, passedOnEnvironment } from './serverProcess.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -122,10 +122,7 @@ const multipartBody = (path: string, boundary: string): ReadableStream<Uint8Arra
 const workingDir = await mkdtemp(join(tmpdir(), 'loupe-bench-datasets-'));
 const csvPath = join(workingDir, 'upload.csv');
 const scratch = args.backend === 'postgres' ? await createScratchDatabase(args['pg-url']!, 'loupe_bench_ds') : null;
-// Extra SERVICE_* variables (and NODE_OPTIONS) pass through from the environment to the server.
-const passThrough = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => (k.startsWith('SERVICE_') && k !== 'SERVICE_SQL_DATABASE_URL') || k === 'NODE_OPTIONS'),
-) as Record<string, string>;
+const passThrough = passedOnEnvironment();
 const env: Record<string, string> = { ...passThrough, SERVICE_WORKING_DIR: join(workingDir, 'server') };
 if (scratch) env.SERVICE_SQL_DATABASE_URL = scratch.url;
 try {

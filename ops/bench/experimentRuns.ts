@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
-import { startServerProcess } from './serverProcess.ts';
+import { startServerProcess, passedOnEnvironment } from './serverProcess.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -72,9 +72,7 @@ const post = async <T>(url: string, body: unknown): Promise<{ ms: number; data: 
 
 const workingDir = await mkdtemp(join(tmpdir(), 'loupe-bench-experiments-'));
 const scratch = args.backend === 'postgres' ? await createScratchDatabase(args['pg-url']!, 'loupe_bench_exp') : null;
-const passThrough = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => (k.startsWith('SERVICE_') && k !== 'SERVICE_SQL_DATABASE_URL') || k === 'NODE_OPTIONS'),
-) as Record<string, string>;
+const passThrough = passedOnEnvironment();
 const env: Record<string, string> = { ...passThrough, SERVICE_WORKING_DIR: workingDir };
 if (scratch) env.SERVICE_SQL_DATABASE_URL = scratch.url;
 try {

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
-import { startServerProcess } from './serverProcess.ts';
+import { startServerProcess, passedOnEnvironment } from './serverProcess.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,11 +33,7 @@ const statusKb = (pid: number, field: string): number => {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 const workingDir = await mkdtemp(join(tmpdir(), 'loupe-idle-'));
-const passThrough = Object.fromEntries(
-  Object.entries(process.env).filter(
-    ([k]) => (k.startsWith('SERVICE_') && k !== 'SERVICE_SQL_DATABASE_URL') || k === 'NODE_OPTIONS' || k.startsWith('MALLOC_'),
-  ),
-) as Record<string, string>;
+const passThrough = passedOnEnvironment();
 /** One start on `workingDir`: idle memory after the settle time, and the peak during start. */
 const measure = async (start: 'fresh' | 'restart') => {
   const server = await startServerProcess({

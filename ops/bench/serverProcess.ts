@@ -3,6 +3,21 @@ import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
+/**
+ * What a benchmark hands on from its own environment to the server it starts: extra `SERVICE_*`
+ * settings (not the database URL, which each benchmark chooses), NODE_OPTIONS and glibc's MALLOC_*.
+ */
+export const passedOnEnvironment = (): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined &&
+        ((entry[0].startsWith('SERVICE_') && entry[0] !== 'SERVICE_SQL_DATABASE_URL') ||
+          entry[0] === 'NODE_OPTIONS' ||
+          entry[0].startsWith('MALLOC_')),
+    ),
+  );
+
 export type ServerProcess = {
   readonly child: ChildProcess;
   readonly pid: number;

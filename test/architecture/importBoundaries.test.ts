@@ -32,8 +32,7 @@ const MAY_IMPORT: Readonly<Record<Folder, readonly string[]>> = {
  */
 const ENV_EXCEPTIONS: Readonly<Record<string, string>> = {
   'ops/test-runner.ts': 'passes the environment on to each test process',
-  'ops/bench/serverProcess.ts': 'passes PATH and HOME on to the server it benchmarks',
-  'ops/bench/idleMemory.ts': 'passes SERVICE_* and NODE_OPTIONS on to the server it measures',
+  'ops/bench/serverProcess.ts': 'passes PATH, HOME, SERVICE_* and NODE_OPTIONS on to the server it benchmarks',
   'ui/src/lib/prompts/promptSnippets.ts': 'only in the text of a code snippet the prompt page shows users',
 };
 
