@@ -51,7 +51,8 @@ export type SpanRow = SpanRowColumns & {
   readonly parentId: string | null;
 };
 
-export type SessionRow = {
+/** What both the Sessions tab and a session's page show of it. */
+export type SessionSummary = {
   readonly id: string;
   readonly sessionId: string;
   readonly startTime: string;
@@ -59,6 +60,9 @@ export type SessionRow = {
   readonly durationMs: number;
   readonly numTraces: number;
   readonly numTracesWithError: number;
+};
+
+export type SessionRow = SessionSummary & {
   readonly firstInput: IOPreview | null;
   readonly lastOutput: IOPreview | null;
   readonly tokenUsage: { readonly total: number };
@@ -129,14 +133,7 @@ export type SessionTurn = {
   readonly trace: { readonly latencyMs: number; readonly tokenCountTotal: number; readonly errorCount: number };
 };
 
-export type SessionDetail = {
-  readonly id: string;
-  readonly sessionId: string;
-  readonly startTime: string;
-  readonly endTime: string;
-  readonly durationMs: number;
-  readonly numTraces: number;
-  readonly numTracesWithError: number;
+export type SessionDetail = SessionSummary & {
   readonly tokenUsage: { readonly prompt: number; readonly completion: number; readonly total: number };
   readonly project: { readonly id: string; readonly name: string };
   readonly turns: readonly SessionTurn[];
