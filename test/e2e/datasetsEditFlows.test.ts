@@ -230,8 +230,9 @@ test('a person opens an experiment and reads each example’s runs by repetition
     }),
   ]);
   const { data: experiment } = await api(server, `/v1/datasets/${datasetId}/experiments`, { name: 'gpt-run', repetitions: 2 });
-  const start = new Date().toISOString();
-  const end = new Date(Date.now() + 850).toISOString();
+  const began = Date.now();
+  const start = new Date(began).toISOString();
+  const end = new Date(began + 850).toISOString();
   const run = async (i: number, repetition: number, output: string, extra: Record<string, unknown>, score?: number) => {
     const { data } = await api(server, `/v1/experiments/${experiment.id}/runs`, {
       dataset_example_id: nodeIds[i],
