@@ -187,7 +187,7 @@ test('projects are created, edited (description and colour) and deleted from the
 test('with auth off, settings hold the secrets only, and a deep link survives a reload', async ({ server, browser }) => {
   const { page, context, problems } = await openPage(browser);
   await page.goto(server.href('/settings'));
-  await page.getByRole('heading', { name: 'Secrets' }).waitFor();
+  await page.getByRole('heading', { name: 'Secrets', exact: true }).waitFor();
   assert.is(await page.getByRole('link', { name: 'Users' }).count(), 0);
   assert.is(await page.getByRole('link', { name: 'API keys' }).count(), 0);
   await page.getByRole('button', { name: 'Add secret' }).click();
