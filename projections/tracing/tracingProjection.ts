@@ -73,16 +73,21 @@ export const tracingProjection: Projection = {
       if (isSpanRun(run)) {
         const next = runs.findIndex((later, l) => l > r && isSpanRun(later));
         const prepareNext = () => {
-          if (next < 0) return;
+          const later = runs[next];
+          if (later === undefined || !isSpanRun(later)) return;
           try {
-            ahead.set(next, prepareSpans(runs[next] as SpanEvent[]));
+            ahead.set(next, prepareSpans(later));
           } catch (failed) {
             ahead.set(next, { failed });
           }
         };
         await applySpansIngested(tx, prepared(r, run), ids, prepareNext);
       } else if (isEventOf(event, DELETIONS)) {
-        await applyTelemetryDeletions(tx, event.type, run as never);
+        await applyTelemetryDeletions(
+          tx,
+          event.type,
+          run.filter((e) => isEventOf(e, DELETIONS)),
+        );
       } else if (isEventOf(event, PROJECT_EVENTS)) {
         await applyProjectEvent(tx, event, ids);
       }
