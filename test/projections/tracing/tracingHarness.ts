@@ -1,7 +1,7 @@
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
-import { comparePosition, type EventStore } from '../../../domain/eventstore/types.ts';
+import { comparePosition, type EventStore, START, type StoredEvent } from '../../../domain/eventstore/types.ts';
 import type { CommandContext } from '../../../domain/handleCommand.ts';
 import { createProjectionRunner } from '../../../projections/projectionRunner.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
@@ -9,7 +9,13 @@ import { freshMigratedDatabase, type TestDatabase } from '../../support/database
 
 export const context: CommandContext = { actor: 'test', requestId: null, now: () => new Date('2024-02-01T00:00:00Z') };
 
-export type Harness = { db: TestDatabase; store: EventStore; project: (batchSize?: number) => Promise<void> };
+export type Harness = {
+  db: TestDatabase;
+  store: EventStore;
+  project: (batchSize?: number) => Promise<void>;
+  /** Every event written so far, once readers may see them all (see `project`). */
+  readEverything: () => Promise<StoredEvent[]>;
+};
 
 /** A fresh database with the event log, and `project()` to bring the tracing read model up to date. */
 export const tracingHarness = async (): Promise<Harness> => {
@@ -28,6 +34,16 @@ export const tracingHarness = async (): Promise<Harness> => {
         await runner.catchUp();
         if (last === null || comparePosition(runner.position(), { tx: BigInt(last.tx), seq: last.seq }) >= 0) return;
         if (i > 3000) throw new Error('the tracing projection did not catch up');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    readEverything: async () => {
+      const head = await store.headPosition();
+      for (let i = 0; ; i++) {
+        const events = await store.readAll(START, 100_000);
+        const last = events.at(-1)?.position ?? START;
+        if (comparePosition(last, head) >= 0) return events;
+        if (i > 3000) throw new Error('the newest events did not become readable');
         await new Promise((r) => setTimeout(r, 10));
       }
     },

@@ -2,7 +2,6 @@ import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
-import { START } from '../../../domain/eventstore/types.ts';
 import { createProject, deleteProject, updateProject } from '../../../domain/projects/projectCommands.ts';
 import { loadProject } from '../../../domain/projects/loadProject.ts';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
@@ -77,7 +76,7 @@ test('applying the same events twice leaves the rows as applying them once', asy
   await writeHistory(h);
   await h.project();
   const once = await dumpTracing(h.db.pool);
-  const events = await h.store.readAll(START, 10_000);
+  const events = await h.readEverything();
   await h.db.pool.transaction((tx) => tracingProjection.apply(tx, events));
   const twice = await dumpTracing(h.db.pool);
   // The id counters move on (ids of rows that were not inserted are simply unused); every row stays.
@@ -88,7 +87,7 @@ test('applying the same events twice leaves the rows as applying them once', asy
 
 test('a batch that dies before its commit leaves nothing, and the retry gives the rows of a run that never died', async ({ h }) => {
   await writeHistory(h);
-  const events = await h.store.readAll(START, 10_000);
+  const events = await h.readEverything();
   const half = Math.floor(events.length / 2);
   await h.db.pool.transaction((tx) => applyBatch(tx, [tracingProjection], events.slice(0, half)));
   const before = await dumpTracing(h.db.pool);
