@@ -63,6 +63,8 @@ test('a person runs a prompt over a dataset version and opens the experiment', a
   const progress = page.getByTestId('dataset-progress');
   await progress.filter({ hasText: '3 / 3' }).waitFor();
   await page.getByTestId('experiment-link').waitFor();
+  // The last run is streamed before the server has seen it into the read models; "running…" goes at `done`.
+  await progress.filter({ hasText: 'running' }).waitFor({ state: 'detached' });
   assert.match((await progress.textContent()) ?? '', /1 failed/);
   const cells = page.getByTestId('dataset-result-cell');
   assert.is(await cells.count(), 3);
@@ -101,6 +103,7 @@ test('two variants run over the dataset side by side, each its own experiment', 
   const progress = page.getByTestId('dataset-progress');
   await progress.nth(0).filter({ hasText: '3 / 3' }).waitFor();
   await progress.nth(1).filter({ hasText: '3 / 3' }).waitFor();
+  await progress.filter({ hasText: 'running' }).first().waitFor({ state: 'detached' });
   assert.is(await page.getByTestId('experiment-link').count(), 2);
   const firstRow = page.getByTestId('dataset-result-row').first().getByTestId('dataset-result-cell');
   assert.match((await firstRow.nth(0).textContent()) ?? '', /Echo: About \{"name":"Paris"\}/);
