@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canonicalDn } from '../../../api/identity/ldap/canonicalDn.ts';
 import { escapeFilterValue, roleFor } from '../../../api/identity/ldap/ldapDirectory.ts';
-import { ConfigError, loadConfig, redactConfig } from '../../../ops/config.ts';
+import { loadConfig, redactConfig } from '../../../ops/config.ts';
+import { configProblems, hasProblem } from '../../support/configProblems.ts';
 
 /** Startup validation of `SERVICE_LDAP_*`: one line per problem, naming the variable. */
 
@@ -16,21 +17,8 @@ const required = {
 };
 const load = (env: Record<string, string>) => loadConfig({ SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: SECRET, ...env });
 
-const problemsOf = (env: Record<string, string>): string[] => {
-  try {
-    load(env);
-    return [];
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.message.split('\n');
-  }
-};
-
-const hasProblem = (problems: string[], start: string) =>
-  assert.ok(
-    problems.some((p) => p.startsWith(start)),
-    `expected a problem starting with ${JSON.stringify(start)} in:\n${problems.join('\n')}`,
-  );
+const problemsOf = (env: Record<string, string>): string[] =>
+  configProblems({ SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: SECRET, ...env });
 
 test('unset host: no LDAP; the required set with its defaults', () => {
   assert.is(load({}).ldap, null);

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, loadConfig, redactConfig } from '../../../ops/config.ts';
+import { loadConfig, redactConfig } from '../../../ops/config.ts';
+import { configProblems, hasProblem } from '../../support/configProblems.ts';
 
 /** Startup validation of `SERVICE_OAUTH2_<IDP>_*`: one line per problem, naming the variable. */
 
@@ -12,21 +13,7 @@ const okay = {
   SERVICE_OAUTH2_ACME_OIDC_CONFIG_URL: 'https://sso.acme.example/.well-known/openid-configuration',
 };
 
-const problemsOf = (env: Record<string, string>): string[] => {
-  try {
-    loadConfig(base(env));
-    return [];
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    return error.message.split('\n');
-  }
-};
-
-const hasProblem = (problems: string[], start: string) =>
-  assert.ok(
-    problems.some((p) => p.startsWith(start)),
-    `expected a problem starting with ${JSON.stringify(start)} in:\n${problems.join('\n')}`,
-  );
+const problemsOf = (env: Record<string, string>): string[] => configProblems(base(env));
 
 test('a provider with its defaults', () => {
   const [acme] = loadConfig(base(okay)).oauth2;
