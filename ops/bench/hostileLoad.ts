@@ -37,6 +37,7 @@ import { createScratchDatabase, DEFAULT_PG_URL, type ScratchDatabase } from './s
 import { postExport } from './senders.ts';
 import { startServerProcess, type ServerProcess } from './serverProcess.ts';
 import { createSpanGenerator, type GeneratedSpan } from './spanGenerator.ts';
+import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -97,7 +98,7 @@ const withServer = async (run: (server: ServerProcess) => Promise<void>) => {
     scratch = await createScratchDatabase(args['pg-url'], 'loupe_hostile');
     env.SERVICE_SQL_DATABASE_URL = scratch.url;
   }
-  const nodeFlags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
+  const nodeFlags = [...SERVER_NODE_FLAGS, ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [])];
   const server = await startServerProcess({ env, nodeFlags });
   try {
     await run(server);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
@@ -38,7 +39,7 @@ export type StartServerOptions = {
   /** SERVICE_* variables; host, ports and log level get loopback / random / warn defaults. */
   readonly env: Readonly<Record<string, string>>;
   readonly startTimeoutMs?: number;
-  /** Extra node flags, e.g. ['--cpu-prof']. */
+  /** Node flags; default: the server's own V8 heap flags (ops/serverNodeFlags.json), as `npm start` gives them. */
   readonly nodeFlags?: readonly string[];
 };
 
@@ -73,7 +74,7 @@ export const startServerProcess = async (options: StartServerOptions): Promise<S
     SERVICE_LOG_LEVEL: 'warn',
     ...options.env,
   };
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), '--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? SERVER_NODE_FLAGS), '--import', 'tsx', CLI, 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
