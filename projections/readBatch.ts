@@ -15,10 +15,11 @@ const sizeRow = z.object({ bytes: z.number() });
 
 /**
  * Up to `maxEvents` events after `after`, fewer when their data would exceed `maxBytes` together
- * (always at least one, however large). The sizes come first from a cheap query:
- * octet_length of a json value reads the size in its TOAST pointer without decompressing it.
- * Both reads see the same first events: readAll only reads below the oldest running transaction,
- * where the order no longer changes.
+ * (always at least one, however large). The sizes come first from a cheap query: the size stored
+ * with each event (`data_bytes`); an event appended before that column existed is measured with
+ * octet_length, which decompresses it, so only the rows within the limit are measured (the
+ * subquery limits first). Both reads see the same first events: readAll only reads below the
+ * oldest running transaction, where the order no longer changes.
  */
 export const readBatch = async (
   db: CommonQueryMethods,
@@ -29,11 +30,13 @@ export const readBatch = async (
 ): Promise<StoredEvent[]> => {
   if (!Number.isFinite(maxBytes)) return store.readAll(after, maxEvents);
   const sizes = await db.anyFirst(sql.type(sizeRow)`
-    SELECT octet_length(data::text)::int AS bytes FROM events
-    WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
-      AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-    ORDER BY transaction_id, global_position
-    LIMIT ${maxEvents}`);
+    SELECT coalesce(data_bytes, octet_length(data::text))::int AS bytes FROM (
+      SELECT data_bytes, data, transaction_id, global_position FROM events
+      WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
+        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY transaction_id, global_position
+      LIMIT ${maxEvents}
+    ) e ORDER BY transaction_id, global_position`);
   if (sizes.length === 0) return [];
   let count = 0;
   let total = 0;

@@ -51,14 +51,15 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
       const first = actual === null ? 0 : actual + 1;
-      const rows = events.map(
-        (e, i) => sql.fragment`(${randomUUID()}, ${stream}, ${first + i}, ${e.type}, ${e.schemaVersion ?? 1},
-          ${JSON.stringify(e.data)}::json, ${JSON.stringify(e.metadata)}::jsonb)`,
-      );
+      const rows = events.map((e, i) => {
+        const data = JSON.stringify(e.data);
+        return sql.fragment`(${randomUUID()}, ${stream}, ${first + i}, ${e.type}, ${e.schemaVersion ?? 1},
+          ${data}::json, ${Buffer.byteLength(data)}, ${JSON.stringify(e.metadata)}::jsonb)`;
+      });
       const last = await tx.one(
         sql.type(z.object({ tx: z.string(), global_position: z.bigint(), revision: z.number() }))`
           WITH inserted AS (
-            INSERT INTO events (event_id, stream, revision, type, schema_version, data, metadata)
+            INSERT INTO events (event_id, stream, revision, type, schema_version, data, data_bytes, metadata)
             VALUES ${sql.join(rows, sql.fragment`, `)}
             RETURNING transaction_id, global_position, revision
           )

@@ -1,3 +1,4 @@
+import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
@@ -38,6 +39,47 @@ test('given large events, each batch holds as many as fit in the byte budget (at
 
     // Then batches never exceed the budget unless a single event does, and nothing is lost or doubled
     assert.equal(batches, [[1, 2], [3, 4], [5, 6], [7], [8], [9]]);
+  } finally {
+    await db.close();
+  }
+});
+
+test('given events appended before their size was stored with them (data_bytes null), the budget still holds', async () => {
+  const db = await freshDatabase();
+  try {
+    await migrate(db.pool, [...postgresEventStoreMigrations, ...checkpointMigrations]);
+    const store = createPostgresEventStore(db.pool);
+    const batches: number[][] = [];
+    const recorder: Projection = {
+      name: 'recorder',
+      tables: [],
+      migrations: [],
+      apply: async (_tx, events) => {
+        batches.push(events.map((e) => (e.data as { n: number }).n));
+      },
+    };
+    // Given three ~10 KB events as the append of migration 0001 wrote them (no size), then one with it
+    for (let n = 1; n <= 3; n++) {
+      await db.pool.query(sql.unsafe`
+        INSERT INTO events (event_id, stream, revision, type, data, metadata)
+        VALUES (gen_random_uuid(), ${`old${n}`}, 0, 'Bulky', ${JSON.stringify(bulky(n, 10_000).data)}::json, ${JSON.stringify(meta)}::jsonb)`);
+    }
+    await store.appendToStream('new', [bulky(4, 10_000)], 'no_stream');
+    assert.equal(await db.pool.anyFirst(sql.unsafe`SELECT data_bytes FROM events ORDER BY global_position`), [
+      null,
+      null,
+      null,
+      JSON.stringify(bulky(4, 10_000).data).length,
+    ]);
+
+    // When a runner with a 25 KB budget catches up
+    await createProjectionRunner({ store, pool: db.pool, projections: [recorder], batchSize: 20, batchBytes: 25_000 }).catchUp();
+
+    // Then the old events are measured too: two per batch
+    assert.equal(batches, [
+      [1, 2],
+      [3, 4],
+    ]);
   } finally {
     await db.close();
   }
