@@ -3,6 +3,7 @@ import { createPool, type DatabasePool } from 'slonik';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createPgliteDriverFactory } from './pgliteDriver.ts';
+import { installPgCopyRoute } from './pgCopyRoute.ts';
 import { createResultParserInterceptor } from './resultParserInterceptor.ts';
 
 export type Database = {
@@ -44,6 +45,7 @@ const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB', '-c', 'maintenance_work_me
 export const openDatabase = async (options: DatabaseOptions): Promise<Database> => {
   const interceptors = [createResultParserInterceptor()];
   if ('url' in options) {
+    installPgCopyRoute();
     const pool = await createPool(options.url, { interceptors, maximumPoolSize: options.maximumPoolSize ?? 10 });
     return { pool, kind: 'postgres', description: redact(options.url), close: () => pool.end() };
   }

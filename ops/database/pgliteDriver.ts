@@ -11,6 +11,7 @@ import {
 } from '@slonik/errors';
 import { parse as parseArray } from 'postgres-array';
 import { Readable } from 'node:stream';
+import { COPY_FROM_STDIN, copyStatement } from './copyFromStdin.ts';
 
 /**
  * slonik over embedded PGlite, so the same queries run on PGlite and on a real Postgres.
@@ -86,7 +87,13 @@ export const createPgliteDriverFactory = (db: PGlite): DriverFactory =>
           const ends = verb.startsWith('COMMIT') || (verb.startsWith('ROLLBACK') && !verb.startsWith('ROLLBACK TO'));
           const acquired = await lock.acquire(me);
           try {
-            const result = await db.query<Record<string, unknown>>(sqlText, values as unknown[], { parsers, rowMode: 'object' });
+            // copyFromStdin's statement: PGlite reads COPY data from the file /dev/blob, given as a Blob.
+            const result =
+              values.length === 1 && typeof values[0] === 'string' && COPY_FROM_STDIN.test(sqlText)
+                ? await db.query<Record<string, unknown>>(copyStatement(sqlText).replace(/ FROM STDIN$/, " FROM '/dev/blob'"), [], {
+                    blob: new Blob([values[0]]),
+                  })
+                : await db.query<Record<string, unknown>>(sqlText, values as unknown[], { parsers, rowMode: 'object' });
             if (begins) inTransaction = true;
             const r = result as typeof result & { command?: string; rowCount?: number };
             return {

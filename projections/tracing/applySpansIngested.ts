@@ -6,7 +6,8 @@ import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { renderSpan, spanRowJson, type RenderedSpan } from './renderSpan.ts';
+import { copyFromStdin } from '../../ops/database/copyFromStdin.ts';
+import { renderSpan, SPAN_COLUMNS, spanCopyLine, type RenderedSpan } from './renderSpan.ts';
 import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';
 
 type TraceCandidate = { readonly id: number; readonly traceId: string; readonly projectId: number };
@@ -27,27 +28,6 @@ const storedBatch = ({ data }: StoredEvent & SpansIngested): SpansIngestedData =
       : '00000000-0000-0000-0000-000000000000';
   return { ...storableBatch(data), projectId };
 };
-
-const SPAN_COLUMNS = [
-  ['id', 'int8'],
-  ['span_id', 'text'],
-  ['trace_rowid', 'int8'],
-  ['trace_id', 'text'],
-  ['project_id', 'int8'],
-  ['parent_id', 'text'],
-  ['name', 'text'],
-  ['span_kind', 'text'],
-  ['otel_kind', 'text'],
-  ['status_code', 'text'],
-  ['status_message', 'text'],
-  ['start_time', 'timestamptz'],
-  ['end_time', 'timestamptz'],
-  ['attributes', 'jsonb'],
-  ['attribute_index', 'jsonb'],
-  ['events', 'jsonb'],
-  ['llm_token_count_prompt', 'int8'],
-  ['llm_token_count_completion', 'int8'],
-] as const;
 
 const TRACE_COLUMNS = [
   ['id', 'int8'],
@@ -178,14 +158,14 @@ export const applySpansIngested = async (
     const known = storedTraces.get(p.rendered.span.traceId);
     if (known !== undefined) {
       touched.add(Number(known.id));
-      spanRows.push(spanRowJson(p.rendered, p.id, { id: Number(known.id), projectId: Number(known.project_id) }));
+      spanRows.push(spanCopyLine(p.rendered, p.id, { id: Number(known.id), projectId: Number(known.project_id) }));
       continue;
     }
     const candidate = traceCandidates.get(p.rendered.span.traceId)!;
     const spans = newTraceSpans.get(candidate.traceId);
     if (spans === undefined) newTraceSpans.set(candidate.traceId, [p]);
     else spans.push(p);
-    spanRows.push(spanRowJson(p.rendered, p.id, candidate));
+    spanRows.push(spanCopyLine(p.rendered, p.id, candidate));
   }
   const newTraces = new Map([...newTraceSpans].map(([traceId, spans]) => [traceId, traceRow(traceCandidates.get(traceId)!, spans)]));
 
@@ -228,7 +208,7 @@ export const applySpansIngested = async (
   await insertRows(tx, 'sessions', SESSION_COLUMNS, newSessions);
   await insertRows(tx, 'traces', TRACE_COLUMNS, [...newTraces.values()]);
   if (spanRows.length > 0) {
-    const writing = insertRows(tx, 'spans', SPAN_COLUMNS, { json: `[${spanRows.join(',')}]` });
+    const writing = copyFromStdin(tx, 'spans', SPAN_COLUMNS, spanRows.join(''));
     // Once the statement is sent (a macrotask later: slonik's own steps are promise callbacks),
     // Postgres works on it while this process runs `whileWriting`.
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,3 +1,4 @@
+import { copyField, copyJsonField } from '../../ops/database/copyFromStdin.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
 import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
@@ -6,17 +7,39 @@ import { llmTokenCounts } from './llmTokenCounts.ts';
 
 /**
  * One span rendered for the `spans` table, before the database is asked anything: every column
- * but the three that depend on what is stored (id, trace_rowid, project_id) is already JSON text
- * in `columns` (attribute_index included, times as ISO text), so Postgres computes nothing and
- * parses each value once. The rest is what the trace and session rows need.
+ * but the three that depend on what is stored (id, trace_rowid, project_id) is already a field of
+ * COPY's text format in `fields` (attribute_index included, times as ISO text), so Postgres
+ * computes nothing and parses each value once. The rest is what the trace and session rows need.
  */
 export type RenderedSpan = {
   readonly span: SpanRecord;
   readonly startMicros: bigint;
   readonly endMicros: bigint;
-  /** The row's other columns as a JSON object's members: `"span_id":"…",…` (no braces). */
-  readonly columns: string;
+  /** The row's other columns (SPAN_COLUMNS after the first three), tab-separated, escaped for COPY. */
+  readonly fields: string;
 };
+
+/** The `spans` columns in the order `spanCopyLine` writes them. */
+export const SPAN_COLUMNS = [
+  ['id', 'int8'],
+  ['trace_rowid', 'int8'],
+  ['project_id', 'int8'],
+  ['span_id', 'text'],
+  ['trace_id', 'text'],
+  ['parent_id', 'text'],
+  ['name', 'text'],
+  ['span_kind', 'text'],
+  ['otel_kind', 'text'],
+  ['status_code', 'text'],
+  ['status_message', 'text'],
+  ['start_time', 'timestamptz'],
+  ['end_time', 'timestamptz'],
+  ['attributes', 'jsonb'],
+  ['attribute_index', 'jsonb'],
+  ['events', 'jsonb'],
+  ['llm_token_count_prompt', 'int8'],
+  ['llm_token_count_completion', 'int8'],
+] as const;
 
 /** Unix nanoseconds (decimal string) as the microseconds timestamptz keeps (truncated, as nanosToIsoMicros). */
 export const nanosToMicros = (nanos: string): bigint => BigInt(nanos) / 1000n;
@@ -24,35 +47,31 @@ export const nanosToMicros = (nanos: string): bigint => BigInt(nanos) / 1000n;
 export const renderSpan = (span: SpanRecord): RenderedSpan => {
   const tokens = llmTokenCounts(span.spanKind, span.attributes);
   const attributes = renderAttributes(span.attributes);
-  const columns = JSON.stringify({
-    span_id: span.spanId,
-    trace_id: span.traceId,
-    parent_id: span.parentId,
-    name: span.name,
-    span_kind: span.spanKind,
-    otel_kind: span.kind,
-    status_code: span.status.code,
-    status_message: span.status.message,
-    start_time: nanosToIsoMicros(span.startTimeUnixNano),
-    end_time: nanosToIsoMicros(span.endTimeUnixNano),
-    attributes,
-    attribute_index: attributeIndexObject(attributes),
-    events: span.events.map((e) => ({
-      name: e.name,
-      time_unix_nano: e.timeUnixNano,
-      attributes: renderEventAttributes(e.name, e.attributes),
-    })),
-    llm_token_count_prompt: tokens.prompt,
-    llm_token_count_completion: tokens.completion,
-  });
-  return {
-    span,
-    startMicros: nanosToMicros(span.startTimeUnixNano),
-    endMicros: nanosToMicros(span.endTimeUnixNano),
-    columns: columns.slice(1, -1),
-  };
+  const events = span.events.map((e) => ({
+    name: e.name,
+    time_unix_nano: e.timeUnixNano,
+    attributes: renderEventAttributes(e.name, e.attributes),
+  }));
+  const fields = [
+    copyField(span.spanId),
+    copyField(span.traceId),
+    copyField(span.parentId),
+    copyField(span.name),
+    copyField(span.spanKind),
+    copyField(span.kind),
+    copyField(span.status.code),
+    copyField(span.status.message),
+    nanosToIsoMicros(span.startTimeUnixNano),
+    nanosToIsoMicros(span.endTimeUnixNano),
+    copyJsonField(JSON.stringify(attributes)),
+    copyJsonField(JSON.stringify(attributeIndexObject(attributes))),
+    copyJsonField(JSON.stringify(events)),
+    copyField(tokens.prompt),
+    copyField(tokens.completion),
+  ].join('\t');
+  return { span, startMicros: nanosToMicros(span.startTimeUnixNano), endMicros: nanosToMicros(span.endTimeUnixNano), fields };
 };
 
-/** The `spans` row as jsonb_to_recordset reads it. */
-export const spanRowJson = (rendered: RenderedSpan, id: number, trace: { readonly id: number; readonly projectId: number }): string =>
-  `{"id":${id},"trace_rowid":${trace.id},"project_id":${trace.projectId},${rendered.columns}}`;
+/** The `spans` row as one line of COPY text. */
+export const spanCopyLine = (rendered: RenderedSpan, id: number, trace: { readonly id: number; readonly projectId: number }): string =>
+  `${id}\t${trace.id}\t${trace.projectId}\t${rendered.fields}\n`;

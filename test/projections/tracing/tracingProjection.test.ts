@@ -288,4 +288,31 @@ test('spans that reach the log after their project was deleted go with it, not t
   assert.equal(await rows(h.db.pool, sql.unsafe`SELECT count(*)::int AS n FROM spans`), [{ n: 1 }]);
 });
 
+test('given span text holding the characters the rows are written with (tab, newline, CR, backslash, \\N), then every column keeps them exactly', async ({
+  h,
+}) => {
+  const awkward = 'a\tb\nc\rd\\e \\N \\t "q" \u00e9\u{1F600}';
+  const span = spanRecord({
+    traceId: newTraceId(),
+    name: awkward,
+    status: { code: 'ERROR', message: awkward },
+    attributes: attrs({ 'input.value': awkward, [`key${awkward}`]: 'v', 'metadata.path': 'C:\\temp\\new' }),
+    events: [{ name: awkward, timeUnixNano: nanos('2024-01-01T00:00:00Z'), attributes: attrs({ 'exception.message': awkward }) }],
+  });
+  await ingestSpans(h.store, [batch('p', [span])], context);
+  await h.project();
+
+  const [row] = await rows(h.db.pool, sql.unsafe`SELECT name, status_message, attributes, attribute_index, events FROM spans`);
+  assert.is(row!.name, awkward);
+  assert.is(row!.status_message, awkward);
+  const attributes = row!.attributes as Record<string, unknown>;
+  assert.is(attributes['input.value'], awkward);
+  assert.is(attributes[`key${awkward}`], 'v');
+  assert.is(attributes['metadata.path'], 'C:\\temp\\new');
+  assert.is((row!.attribute_index as Record<string, unknown>)['input.value'], awkward);
+  const [event] = row!.events as { name: string; attributes: Record<string, unknown> }[];
+  assert.is(event!.name, awkward);
+  assert.is(event!.attributes['exception.message'], awkward);
+});
+
 test.run();
