@@ -21,6 +21,7 @@
  *   --keep                           keep the scratch database / working dir
  *   --text-bytes N                   size of each input.value / output.value (default 2048)
  *   --no-replay                      skip the projection replay (below)
+ *   --node-flag FLAG                 extra node/V8 flag for the server (repeatable), e.g. --cpu-prof
  *   --experiment-lz4                 Postgres only: switch events.data and spans.attributes to lz4
  *                                    TOAST compression before sending (measures that change; the
  *                                    COPY baseline table follows, being LIKE spans INCLUDING ALL)
@@ -36,6 +37,7 @@ import { createPostgresEventStore } from '../../domain/eventstore/postgresEventS
 import { rebuildProjection } from '../../projections/rebuildProjection.ts';
 import { tracingProjection } from '../../projections/tracing/tracingProjection.ts';
 import { openDatabase, type Database } from '../database/openDatabase.ts';
+import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
 import { machineBusySeconds, peakRssBytes, processCpuSeconds, startBackendCpuSampler, waitForQuietMachine } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
@@ -58,6 +60,7 @@ const { values: args } = parseArgs({
     'experiment-lz4': { type: 'boolean', default: false },
     'text-bytes': { type: 'string', default: '2048' },
     'no-replay': { type: 'boolean', default: false },
+    'node-flag': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -154,7 +157,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
   onGiveUp.push(killOnTimeout);
   try {
     log(`${backend}: starting the server (${scratch ? `database ${scratch.name}` : `working dir ${workingDir}`})`);
-    server = await startServerProcess({ env, startTimeoutMs: 120_000 });
+    server = await startServerProcess({ env, startTimeoutMs: 120_000, nodeFlags: [...SERVER_NODE_FLAGS, ...args['node-flag']!] });
     const otlpUrl = `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`;
 
     if (scratch && args['experiment-lz4']) {
