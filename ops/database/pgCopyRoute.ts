@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { finished } from 'node:stream/promises';
-import { COPY_FROM_STDIN, copyStatement } from './copyFromStdin.ts';
+import { COPY_FROM_STDIN, copyStatement } from '../../projections/copyFromStdin.ts';
 
 let installed = false;
 

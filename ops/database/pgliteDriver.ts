@@ -11,7 +11,7 @@ import {
 } from '@slonik/errors';
 import { parse as parseArray } from 'postgres-array';
 import { Readable } from 'node:stream';
-import { COPY_FROM_STDIN, copyStatement } from './copyFromStdin.ts';
+import { COPY_FROM_STDIN, copyStatement } from '../../projections/copyFromStdin.ts';
 
 /**
  * slonik over embedded PGlite, so the same queries run on PGlite and on a real Postgres.

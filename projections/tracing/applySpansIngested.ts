@@ -6,7 +6,7 @@ import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { copyFromStdin } from '../../ops/database/copyFromStdin.ts';
+import { copyFromStdin } from '../copyFromStdin.ts';
 import { renderSpan, SPAN_COLUMNS, spanCopyLine, type RenderedSpan } from './renderSpan.ts';
 import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';
 

@@ -1,4 +1,4 @@
-import { copyField, copyJsonField } from '../../ops/database/copyFromStdin.ts';
+import { copyField, copyJsonField } from '../copyFromStdin.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
 import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';

@@ -4,7 +4,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
  * `COPY table (columns) FROM STDIN` through slonik, which has no COPY of its own. The statement
  * goes out as `COPY … FROM STDIN $1` with the rows (COPY text format) as its one parameter; both
  * drivers recognise that shape, which is not valid SQL otherwise, and send the parameter as the
- * COPY data (`pgCopyRoute.ts` for PostgreSQL, `pgliteDriver.ts` for PGlite). It runs on the
+ * COPY data (`ops/database/pgCopyRoute.ts` for PostgreSQL, `ops/database/pgliteDriver.ts` for PGlite). It runs on the
  * connection (and in the transaction) it is called on, like any other statement.
  *
  * Why: the spans projection wrote its rows with `INSERT … SELECT FROM jsonb_to_recordset($1)`,
