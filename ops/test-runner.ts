@@ -3,10 +3,12 @@
  * a leaked handle or a hang in one file cannot hide the others. The last line printed is always
  * `N passed, N failed`; the exit code is 1 when anything failed.
  *
- *   node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [path | pattern ...]
+ *   node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [--skip PATTERN ...] [path | pattern ...]
  *
  * A path (file or folder) selects the test files under it; any other argument is a regular
- * expression matched against the file's path relative to the repository.
+ * expression matched against the file's path relative to the repository. `--skip` leaves out the
+ * files whose path matches (CI's second run, on PostgreSQL, skips the tests that do not depend on
+ * the database backend: the browser flows and the rules about the code).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -34,7 +36,7 @@ interface Outcome {
   readonly nativeCrash: boolean;
 }
 
-const usage = `usage: node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [path | pattern ...]`;
+const usage = `usage: node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [--skip PATTERN ...] [path | pattern ...]`;
 
 const parseCli = () => {
   const { values, positionals } = parseArgs({
@@ -44,13 +46,14 @@ const parseCli = () => {
       jobs: { type: 'string', short: 'j', default: '3' },
       timeout: { type: 'string', short: 't', default: '180' },
       help: { type: 'boolean', short: 'h', default: false },
+      skip: { type: 'string', multiple: true, default: [] },
     },
   });
   const jobs = Number(values.jobs);
   const timeout = Number(values.timeout);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a positive integer (got ${values.jobs})`);
   if (!(timeout > 0)) throw new Error(`--timeout must be a positive number of seconds (got ${values.timeout})`);
-  return { help: values.help, jobs, timeoutMs: timeout * 1000, selectors: positionals };
+  return { help: values.help, jobs, timeoutMs: timeout * 1000, selectors: positionals, skip: values.skip!.map(toPattern) };
 };
 
 const walk = (dir: string): string[] =>
@@ -85,6 +88,19 @@ const selectFiles = (selectors: readonly string[]): string[] => {
     all.filter((file) => pattern.test(toRelative(file))).forEach((file) => chosen.add(file));
   }
   return [...chosen].map(toRelative).sort();
+};
+
+/**
+ * The order files start in: the slow kinds first (browser flows, then CLI processes), so that
+ * no minute-long file starts last and runs alone while the other workers sit idle.
+ */
+const SLOW_FIRST = [/^test\/e2e\//, /^test\/ops\//];
+const slowFirst = (files: readonly string[]): string[] => {
+  const rank = (file: string) => {
+    const i = SLOW_FIRST.findIndex((pattern) => pattern.test(file));
+    return i === -1 ? SLOW_FIRST.length : i;
+  };
+  return [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 };
 
 const toRelative = (file: string) => relative(ROOT, file).split(sep).join('/');
@@ -210,7 +226,8 @@ const main = async (): Promise<number> => {
     console.log(usage);
     return 0;
   }
-  const files = selectFiles(options.selectors);
+  const skipped = (file: string) => options.skip.some((pattern) => pattern.test(file));
+  const files = selectFiles(options.selectors).filter((file) => !skipped(file));
   if (files.length === 0) {
     console.error(`no test files matched ${options.selectors.join(' ') || 'test/**/*.test.ts'}`);
     console.log('0 passed, 1 failed');
@@ -220,7 +237,7 @@ const main = async (): Promise<number> => {
   const started = Date.now();
   console.log(`running ${files.length} test file(s), ${options.jobs} at a time, on Node ${process.version}`);
   const outcomes: Outcome[] = [];
-  const queue = [...files];
+  const queue = slowFirst(files);
   const worker = async () => {
     for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
       let outcome = await runFile(file, options.timeoutMs);
