@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
@@ -77,6 +77,20 @@ export const startBackendCpuSampler = (listPids: () => Promise<number[]>) => {
 };
 
 /** Peak resident memory of a live process in bytes (Linux VmHWM), or null. */
+/**
+ * Starts a new peak for peakRssBytes (Linux: writing 5 to clear_refs resets VmHWM to the current
+ * RSS), so a run's peak is not the start's (PGlite's initdb on an empty directory). False when the
+ * kernel refused.
+ */
+export const resetPeakRss = (pid: number): boolean => {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export const peakRssBytes = (pid: number): number | null => {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

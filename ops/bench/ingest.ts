@@ -39,7 +39,14 @@ import { tracingProjection } from '../../projections/tracing/tracingProjection.t
 import { openDatabase, type Database } from '../database/openDatabase.ts';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
-import { machineBusySeconds, peakRssBytes, processCpuSeconds, startBackendCpuSampler, waitForQuietMachine } from './cpuUsage.ts';
+import {
+  machineBusySeconds,
+  peakRssBytes,
+  processCpuSeconds,
+  resetPeakRss,
+  startBackendCpuSampler,
+  waitForQuietMachine,
+} from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
 import { waitUntilListed } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
@@ -88,6 +95,8 @@ type IngestResult = {
   rowsInReadModel: number;
   serverCpuSeconds: number;
   serverPeakRssBytes: number | null;
+  /** The peak while the server started (before the run; on an empty PGlite directory, initdb). */
+  serverStartPeakRssBytes: number | null;
   /** The benchmark process itself (sending, REST polling). */
   benchCpuSeconds: number;
   /** This database's Postgres backends (null on PGlite, which runs inside the server process). */
@@ -159,6 +168,9 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     log(`${backend}: starting the server (${scratch ? `database ${scratch.name}` : `working dir ${workingDir}`})`);
     server = await startServerProcess({ env, startTimeoutMs: 120_000, nodeFlags: [...SERVER_NODE_FLAGS, ...args['node-flag']!] });
     const otlpUrl = `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`;
+    // The start's peak apart (on an empty PGlite directory it is initdb's, BENCHMARKS.md §5).
+    const startPeakRss = peakRssBytes(server.pid);
+    if (!resetPeakRss(server.pid)) log(`${backend}: cannot reset the server's peak RSS; "during the run" includes the start`);
 
     if (scratch && args['experiment-lz4']) {
       const client = new pg.Client({ connectionString: scratch.url });
@@ -312,6 +324,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       rowsInReadModel,
       serverCpuSeconds,
       serverPeakRssBytes: serverPeakRss,
+      serverStartPeakRssBytes: startPeakRss,
       benchCpuSeconds,
       postgresCpuSeconds,
       machineCpuSeconds,
@@ -343,7 +356,7 @@ const report = (r: IngestResult): string => {
     `  acknowledged: ${fmt(r.ackedPerSecond)} spans/s (${r.ackSeconds.toFixed(1)} s; request time p50 ${fmt(r.ackLatencyMs.p50)} ms, p95 ${fmt(r.ackLatencyMs.p95)} ms; ${r.busyAnswers} × 503)`,
     `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s); spans table rows: ${fmt(r.rowsInReadModel)}`,
     `  CPU until visible: machine ${r.machineCpuSeconds.toFixed(1)} of ${(cores * r.visibleSeconds).toFixed(1)} CPU-s (${cores} cores × ${r.visibleSeconds.toFixed(1)} s): server process ${r.serverCpuSeconds.toFixed(1)}, ${r.postgresCpuSeconds === null ? '' : `Postgres backends ${r.postgresCpuSeconds.toFixed(1)}, `}bench client ${r.benchCpuSeconds.toFixed(1)}, everything else ${(r.machineCpuSeconds - r.serverCpuSeconds - r.benchCpuSeconds - (r.postgresCpuSeconds ?? 0)).toFixed(1)}`,
-    `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB; server peak RSS ${((r.serverPeakRssBytes ?? 0) / 1e6).toFixed(0)} MB`,
+    `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB; server peak RSS ${((r.serverPeakRssBytes ?? 0) / 1e6).toFixed(0)} MB during the run (${((r.serverStartPeakRssBytes ?? 0) / 1e6).toFixed(0)} MB while starting)`,
   ];
   for (const { label, result } of r.copy) {
     lines.push(
