@@ -138,6 +138,20 @@ test('with auth on, /metrics needs a credential like any read route', async () =
   }
 });
 
+test('the gate closes a little before the bound (what is in flight still arrives), and opens again below it', () => {
+  let lag = 0;
+  const budget = createIngestBudget({ maxInFlightRequests: 4, maxInFlightBytes: 1 << 20, retryAfterSeconds: 1 });
+  const gated = gateBudgetOnLag(budget, { maxLagSeconds: 20, lagSeconds: () => lag });
+  lag = 16.9;
+  const open = gated.tryAcquire(10);
+  assert.ok(open !== null, 'below 85 % of the bound: admitted');
+  open!.release();
+  lag = 17.1;
+  assert.is(gated.tryAcquire(10), null, 'past 85 % of the bound (17 of 20 s): refused');
+  lag = 16;
+  assert.ok(gated.tryAcquire(10) !== null);
+});
+
 test('the gate: a lease opened while the lag is past the bound can neither grow nor claim a slot; 0 turns it off', () => {
   let lag = 0;
   const changes: boolean[] = [];
