@@ -13,6 +13,19 @@ import { freshDatabase } from '../support/database.ts';
 const test = suite('projection batches are bounded by bytes as well as events');
 
 const meta = { actor: 'test', requestId: null, time: new Date(0).toISOString(), causation: null };
+/** A read model that notes the `n` of each event of each batch it is given. */
+const recording = () => {
+  const batches: number[][] = [];
+  const recorder: Projection = {
+    name: 'recorder',
+    tables: [],
+    migrations: [],
+    apply: async (_tx, events) => {
+      batches.push(events.map((e) => (e.data as { n: number }).n));
+    },
+  };
+  return { batches, recorder };
+};
 const bulky = (n: number, bytes: number): NewEvent => ({ type: 'Bulky', data: { n, text: 'x'.repeat(bytes) }, metadata: meta });
 
 test('given large events, each batch holds as many as fit in the byte budget (at least one), and every event is applied once in order', async () => {
@@ -20,15 +33,7 @@ test('given large events, each batch holds as many as fit in the byte budget (at
   try {
     await migrate(db.pool, [...postgresEventStoreMigrations, ...checkpointMigrations]);
     const store = createPostgresEventStore(db.pool);
-    const batches: number[][] = [];
-    const recorder: Projection = {
-      name: 'recorder',
-      tables: [],
-      migrations: [],
-      apply: async (_tx, events) => {
-        batches.push(events.map((e) => (e.data as { n: number }).n));
-      },
-    };
+    const { batches, recorder } = recording();
     // Given 7 events of ~10 KB and one of ~50 KB (bigger than the whole budget)
     for (let n = 1; n <= 7; n++) await store.appendToStream(`s${n}`, [bulky(n, 10_000)], 'no_stream');
     await store.appendToStream('big', [bulky(8, 50_000)], 'no_stream');
@@ -49,15 +54,7 @@ test('given events appended before their size was stored with them (data_bytes n
   try {
     await migrate(db.pool, [...postgresEventStoreMigrations, ...checkpointMigrations]);
     const store = createPostgresEventStore(db.pool);
-    const batches: number[][] = [];
-    const recorder: Projection = {
-      name: 'recorder',
-      tables: [],
-      migrations: [],
-      apply: async (_tx, events) => {
-        batches.push(events.map((e) => (e.data as { n: number }).n));
-      },
-    };
+    const { batches, recorder } = recording();
     // Given three ~10 KB events as the append of migration 0001 wrote them (no size), then one with it
     for (let n = 1; n <= 3; n++) {
       await db.pool.query(sql.unsafe`
