@@ -11,6 +11,9 @@ export type LagGateOptions = {
   readonly onChange?: (closed: boolean, lagSeconds: number) => void;
 };
 
+/** The share of the bound at which the gate closes. */
+export const CLOSE_AT_FRACTION = 0.85;
+
 /**
  * Ingest that keeps pace with the projections. Spans acknowledged while the read models trail by
  * minutes are spans users cannot see for minutes, and the backlog (and memory) would grow without
@@ -24,9 +27,6 @@ export type LagGateOptions = {
  * read model stopped at a poison event waits for an operator, and refusing ingest meanwhile would
  * turn one bad event into data lost at every exporter.
  */
-/** The share of the bound at which the gate closes. */
-export const CLOSE_AT_FRACTION = 0.85;
-
 export const gateBudgetOnLag = (budget: IngestBudget, options: LagGateOptions): IngestBudget => {
   let closed = false;
   // The gate closes a little before the bound: what was admitted before it closed is still on its

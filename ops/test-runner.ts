@@ -7,8 +7,8 @@
  *
  * A path (file or folder) selects the test files under it; any other argument is a regular
  * expression matched against the file's path relative to the repository. `--skip` leaves out the
- * files whose path matches (CI's second run, on PostgreSQL, skips the tests that do not depend on
- * the database backend: the browser flows and the rules about the code).
+ * files whose path matches (CI runs what does not depend on the database backend in one of its
+ * two runs only: the code rules on PGlite, the browser flows on PostgreSQL; see .ci/run).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';

@@ -17,12 +17,10 @@ export const COPY_FROM_STDIN = /^COPY [^;]+ FROM STDIN \$1$/;
 /** The statement text without its data placeholder, as the server expects it. */
 export const copyStatement = (text: string): string => text.slice(0, -' $1'.length);
 
-export type CopyColumn = readonly [name: string, type: string];
-
-export const copyFromStdin = async (db: CommonQueryMethods, table: string, columns: readonly CopyColumn[], rows: string): Promise<void> => {
+export const copyFromStdin = async (db: CommonQueryMethods, table: string, columns: readonly string[], rows: string): Promise<void> => {
   if (rows.length === 0) return;
   const names = sql.join(
-    columns.map(([name]) => sql.identifier([name])),
+    columns.map((name) => sql.identifier([name])),
     sql.fragment`, `,
   );
   await db.query(sql.unsafe`COPY ${sql.identifier([table])} (${names}) FROM STDIN ${rows}`);

@@ -76,7 +76,6 @@ export const startBackendCpuSampler = (listPids: () => Promise<number[]>) => {
   };
 };
 
-/** Peak resident memory of a live process in bytes (Linux VmHWM), or null. */
 /**
  * Starts a new peak for peakRssBytes (Linux: writing 5 to clear_refs resets VmHWM to the current
  * RSS), so a run's peak is not the start's (PGlite's initdb on an empty directory). False when the
@@ -91,6 +90,7 @@ export const resetPeakRss = (pid: number): boolean => {
   }
 };
 
+/** Peak resident memory of a live process in bytes (Linux VmHWM), or null. */
 export const peakRssBytes = (pid: number): number | null => {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

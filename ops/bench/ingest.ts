@@ -22,9 +22,6 @@
  *   --text-bytes N                   size of each input.value / output.value (default 2048)
  *   --no-replay                      skip the projection replay (below)
  *   --node-flag FLAG                 extra node/V8 flag for the server (repeatable), e.g. --cpu-prof
- *   --experiment-lz4                 Postgres only: switch events.data and spans.attributes to lz4
- *                                    TOAST compression before sending (measures that change; the
- *                                    COPY baseline table follows, being LIKE spans INCLUDING ALL)
  */
 import { PGlite } from '@electric-sql/pglite';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -64,7 +61,6 @@ const { values: args } = parseArgs({
     'pg-url': { type: 'string', default: DEFAULT_PG_URL },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
-    'experiment-lz4': { type: 'boolean', default: false },
     'text-bytes': { type: 'string', default: '2048' },
     'no-replay': { type: 'boolean', default: false },
     'node-flag': { type: 'string', multiple: true, default: [] },
@@ -172,15 +168,6 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     const startPeakRss = peakRssBytes(server.pid);
     if (!resetPeakRss(server.pid)) log(`${backend}: cannot reset the server's peak RSS; "during the run" includes the start`);
 
-    if (scratch && args['experiment-lz4']) {
-      const client = new pg.Client({ connectionString: scratch.url });
-      await client.connect();
-      await client.query(
-        'ALTER TABLE events ALTER COLUMN data SET COMPRESSION lz4; ALTER TABLE spans ALTER COLUMN attributes SET COMPRESSION lz4',
-      );
-      await client.end();
-      log(`${backend}: experiment: events.data and spans.attributes use lz4`);
-    }
     // Warm-up (creates the project, JITs the hot paths); not counted.
     const warm = await sendBatches({
       url: otlpUrl,
