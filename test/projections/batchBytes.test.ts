@@ -1,6 +1,7 @@
-import { sql } from 'slonik';
+import { type DatabasePool, sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
 import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEventStoreMigrations.ts';
 import type { NewEvent } from '../../domain/eventstore/types.ts';
@@ -26,6 +27,23 @@ const recording = () => {
   };
   return { batches, recorder };
 };
+/**
+ * Waits until every event is below the oldest running transaction, where the runner reads. On a
+ * shared PostgreSQL server another database's open transaction can hold that horizon back for a
+ * moment, and a batch would then end early: correct, but not the batching under test.
+ */
+const untilAllReadable = async (pool: DatabasePool) => {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const waiting = await pool.oneFirst(
+      sql.type(
+        z.object({ n: z.number() }),
+      )`SELECT count(*)::int AS n FROM events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())`,
+    );
+    if (waiting === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('events stayed above the transaction horizon for 10 s');
+};
 const bulky = (n: number, bytes: number): NewEvent => ({ type: 'Bulky', data: { n, text: 'x'.repeat(bytes) }, metadata: meta });
 
 test('given large events, each batch holds as many as fit in the byte budget (at least one), and every event is applied once in order', async () => {
@@ -38,6 +56,8 @@ test('given large events, each batch holds as many as fit in the byte budget (at
     for (let n = 1; n <= 7; n++) await store.appendToStream(`s${n}`, [bulky(n, 10_000)], 'no_stream');
     await store.appendToStream('big', [bulky(8, 50_000)], 'no_stream');
     await store.appendToStream('small', [bulky(9, 10)], 'no_stream');
+
+    await untilAllReadable(db.pool);
 
     // When a runner with a 25 KB budget (and room for 20 events by count) catches up
     await createProjectionRunner({ store, pool: db.pool, projections: [recorder], batchSize: 20, batchBytes: 25_000 }).catchUp();
@@ -68,6 +88,8 @@ test('given events appended before their size was stored with them (data_bytes n
       null,
       JSON.stringify(bulky(4, 10_000).data).length,
     ]);
+
+    await untilAllReadable(db.pool);
 
     // When a runner with a 25 KB budget catches up
     await createProjectionRunner({ store, pool: db.pool, projections: [recorder], batchSize: 20, batchBytes: 25_000 }).catchUp();
