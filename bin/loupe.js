@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Launcher for `npx loupe`: runs ops/cli.ts with TypeScript support (tsx) on Node 24, which the
+// Launcher for `npx loupe`: runs ops/cli.ts with our TypeScript loader (ops/tsLoader.mjs) on Node 24, which the
 // repository installs as the `node` npm package. The system Node may be older than the code needs.
 import { spawn } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
@@ -28,13 +28,17 @@ if (node === null) {
   process.exit(1);
 }
 
-// Absolute, so tsx resolves from this package whatever the current directory is.
-const tsx = import.meta.resolve('tsx');
+// Absolute, so the loader is found whatever the current directory is.
+const loader = new URL('../ops/tsLoader.mjs', import.meta.url).href;
 // The server's V8 heap flags (why: ops/serverNodeFlags.ts), the same list `npm start` and the benchmarks use.
 const heapFlags = JSON.parse(readFileSync(join(root, 'ops', 'serverNodeFlags.json'), 'utf8'));
-const child = spawn(node, [...heapFlags, '--import', tsx, join(root, 'ops', 'cli.ts'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
+const child = spawn(
+  node,
+  [...heapFlags, '--no-experimental-require-module', '--import', loader, join(root, 'ops', 'cli.ts'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
 
 // The child shares the terminal, so Ctrl-C reaches it directly; a signal sent to this process
 // alone (a supervisor's SIGTERM) is passed on.

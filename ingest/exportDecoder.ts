@@ -44,7 +44,11 @@ type Handle = {
   idleTimer: NodeJS.Timeout | null;
 };
 
-const WORKER_URL = new URL('./decodeWorkerEntry.mjs', import.meta.url);
+/**
+ * The worker runs our TypeScript directly: a worker thread inherits the process's flags, so the
+ * loader the process was started with (`--import ops/tsLoader.mjs`) registers itself there too.
+ */
+const WORKER_URL = new URL('./decodeWorker.ts', import.meta.url);
 
 const asError = (reply: Extract<WorkerReply, { kind: 'failed' }>): Error => {
   if (reply.ingest && reply.code) return new IngestError(reply.code as IngestErrorCode, reply.message);

@@ -3,7 +3,7 @@
  * a leaked handle or a hang in one file cannot hide the others. The last line printed is always
  * `N passed, N failed`; the exit code is 1 when anything failed.
  *
- *   node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [--skip PATTERN ...] [path | pattern ...]
+ *   npm test -- [--jobs N] [--timeout SECONDS] [--skip PATTERN ...] [path | pattern ...]
  *
  * A path (file or folder) selects the test files under it; any other argument is a regular
  * expression matched against the file's path relative to the repository. `--skip` leaves out the
@@ -15,6 +15,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { TYPESCRIPT_NODE_FLAGS } from './typescriptNodeFlags.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_DIR = join(ROOT, 'test');
@@ -36,7 +37,7 @@ interface Outcome {
   readonly nativeCrash: boolean;
 }
 
-const usage = `usage: node --import tsx ops/test-runner.ts [--jobs N] [--timeout SECONDS] [--skip PATTERN ...] [path | pattern ...]`;
+const usage = `usage: npm test -- [--jobs N] [--timeout SECONDS] [--skip PATTERN ...] [path | pattern ...]`;
 
 const parseCli = () => {
   const { values, positionals } = parseArgs({
@@ -145,7 +146,7 @@ const runFile = (file: string, timeoutMs: number): Promise<Outcome> =>
     const chunks: string[] = [];
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NODE_DISABLE_COLORS: '1' };
     delete env.FORCE_COLOR;
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const child = spawn(process.execPath, [...TYPESCRIPT_NODE_FLAGS, file], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

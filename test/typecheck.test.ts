@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
-/** The code is `strict` TypeScript, but tsx only strips types: this is where they are checked. */
+/** The code is `strict` TypeScript, but our loader (esbuild) only strips types: this is where they are checked. */
 test('the whole project typechecks under tsc --noEmit', () => {
   const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname;
   const result = spawnSync(process.execPath, [tsc, '--noEmit', '-p', new URL('..', import.meta.url).pathname], { encoding: 'utf8' });

@@ -1,5 +1,5 @@
 /**
- * GraphQL project page benchmark: `npx node --import tsx ops/bench/graphqlProjectPage.ts --database NAME`.
+ * GraphQL project page benchmark: `npm run ts -- ops/bench/graphqlProjectPage.ts --database NAME`.
  *
  * Times, one request at a time, the GraphQL queries the UI sends for the project pages, over
  * the database `npm run bench:queries -- --keep` loaded (its log names the database; project

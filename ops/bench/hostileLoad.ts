@@ -2,17 +2,17 @@
  * Hostile-load measurements against a real `loupe serve` child process (embedded PGlite in a temp
  * working dir, or a scratch Postgres database with --backend postgres):
  *
- *   node --import tsx ops/bench/hostileLoad.ts bombs   [--count 16]
+ *   npm run ts -- ops/bench/hostileLoad.ts bombs   [--count 16]
  *     N concurrent gzip bombs (a few hundred KiB that inflate to 1 GiB of zeros), then the
  *     server's peak RSS (VmHWM) and whether a normal export still succeeds.
- *   node --import tsx ops/bench/hostileLoad.ts grpc-bombs [--count 16]
+ *   npm run ts -- ops/bench/hostileLoad.ts grpc-bombs [--count 16]
  *     the same bombs as gzip-compressed gRPC messages (raw HTTP/2 frames).
- *   node --import tsx ops/bench/hostileLoad.ts large   [--spans 50000] [--format protobuf|json]
+ *   npm run ts -- ops/bench/hostileLoad.ts large   [--spans 50000] [--format protobuf|json]
  *     one OTLP/protobuf request of N small spans while /healthz is polled every 50 ms; prints the
  *     slowest /healthz answer during the request and while the projections catch up.
- *   node --import tsx ops/bench/hostileLoad.ts slow    [--count 9]
+ *   npm run ts -- ops/bench/hostileLoad.ts slow    [--count 9]
  *     N connections declaring a 64 MiB body and sending 1 byte/s; then times a normal export.
- *   node --import tsx ops/bench/hostileLoad.ts hashing [--count 40]
+ *   npm run ts -- ops/bench/hostileLoad.ts hashing [--count 40]
  *     in-process: gzip inflate latency while N argon2 password hashes run, with and without the
  *     server's limit on concurrent hashes.
  *

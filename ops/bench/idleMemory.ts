@@ -1,5 +1,5 @@
 /**
- * Idle memory of the embedded server: `node --import tsx ops/bench/idleMemory.ts [-- --settle-seconds N]`.
+ * Idle memory of the embedded server: `npm run ts -- ops/bench/idleMemory.ts [-- --settle-seconds N]`.
  *
  *   --settle-seconds N   wait this long after start before measuring (default 10)
  *   --node-flag FLAG     extra node/V8 flag for the server (repeatable), e.g. --liftoff-only

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
+import { TYPESCRIPT_NODE_FLAGS } from '../typescriptNodeFlags.ts';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 
@@ -74,7 +75,7 @@ export const startServerProcess = async (options: StartServerOptions): Promise<S
     SERVICE_LOG_LEVEL: 'warn',
     ...options.env,
   };
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? SERVER_NODE_FLAGS), '--import', 'tsx', CLI, 'serve'], {
+  const child = spawn(process.execPath, [...(options.nodeFlags ?? SERVER_NODE_FLAGS), ...TYPESCRIPT_NODE_FLAGS, CLI, 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

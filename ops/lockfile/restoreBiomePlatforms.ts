@@ -3,7 +3,7 @@
  * (android, darwin, win32, musl) leaves those optional packages out of package-lock.json, and then
  * `npm ci` refuses the lock as out of sync. This puts them back as lock entries without a tarball:
  * npm never fetches an optional package for another platform, so none is needed.
- * Run after changing dependencies: `npx node --import tsx ops/lockfile/restoreBiomePlatforms.ts`.
+ * Run after changing dependencies: `npm run ts -- ops/lockfile/restoreBiomePlatforms.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 

@@ -14,7 +14,7 @@ test("package-lock.json lists every one of Biome's platform packages", () => {
   const wanted = Object.keys(lock.packages['node_modules/@biomejs/biome']?.optionalDependencies ?? {});
   assert.ok(wanted.length > 0, 'Biome lists its platform packages');
   const missing = wanted.filter((name) => !(`node_modules/${name}` in lock.packages));
-  assert.equal(missing, [], `run: npx node --import tsx ops/lockfile/restoreBiomePlatforms.ts (missing ${missing.join(', ')})`);
+  assert.equal(missing, [], `run: npm run ts -- ops/lockfile/restoreBiomePlatforms.ts (missing ${missing.join(', ')})`);
 });
 
 test.run();

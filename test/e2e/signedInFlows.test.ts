@@ -242,6 +242,8 @@ test('a listed admin sets a password from the mailed link, signs in and finds th
   const { page, context, problems } = await openPage(browser);
   await page.goto(server.href('/login'));
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  // The sign-in page has an Email field too: fill the reset page's, not one about to be replaced.
+  await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
   await page.getByLabel('Email').fill('olga@example.com');
   await page.getByRole('button', { name: 'Send reset link' }).click();
   await page.getByText('we sent it a link').waitFor();

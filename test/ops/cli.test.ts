@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { TYPESCRIPT_NODE_FLAGS } from '../../ops/typescriptNodeFlags.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const launcher = fileURLToPath(new URL('../../bin/loupe.js', import.meta.url));
@@ -121,8 +122,8 @@ test('every configuration problem is printed on its own line, secrets not shown'
   assert.not.ok(result.stderr.includes('tooshort'));
 });
 
-test('ops/cli.ts runs directly under node --import tsx too', async () => {
-  const result = await loupe(['--version'], {}, ['--import', 'tsx', 'ops/cli.ts']);
+test('ops/cli.ts runs directly under node with the TypeScript loader too', async () => {
+  const result = await loupe(['--version'], {}, [...TYPESCRIPT_NODE_FLAGS, 'ops/cli.ts']);
   assert.is(result.code, 0, result.stderr);
   assert.is(result.stdout.trim(), version);
 });

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { TYPESCRIPT_NODE_FLAGS } from '../../ops/typescriptNodeFlags.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = (name: string) => `test/ops/fixtures/runner/${name}.fixture.ts`;
 
 const runRunner = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'ops/test-runner.ts', ...args], {
+    const child = spawn(process.execPath, [...TYPESCRIPT_NODE_FLAGS, 'ops/test-runner.ts', ...args], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TYPESCRIPT_NODE_FLAGS } from '../../ops/typescriptNodeFlags.ts';
 import { freshDatabase, serverUrl } from './database.ts';
 
 const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
@@ -11,7 +12,7 @@ export type CliResult = { readonly code: number | null; readonly stdout: string;
 
 /** Starts `loupe ARGS...` as a child process with only the environment given (plus PATH and HOME). */
 export const spawnCli = (env: Record<string, string>, args: readonly string[]): ChildProcessByStdio<Writable, Readable, Readable> =>
-  spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+  spawn(process.execPath, [...TYPESCRIPT_NODE_FLAGS, cli, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, SERVICE_LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

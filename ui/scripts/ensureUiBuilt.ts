@@ -4,7 +4,7 @@
  * a stale build. Concurrent callers (test files run in parallel) wait for one build instead of
  * racing: the first takes a lock directory, builds into a temporary folder and renames it in place.
  *
- *   node --import tsx ui/scripts/ensureUiBuilt.ts [--force]
+ *   npm run ts -- ui/scripts/ensureUiBuilt.ts [--force]
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
