@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * V8 heap flags every launcher gives the server process (bin/loupe.js, `npm start`, the
+ * V8 flags every launcher gives the server process (bin/loupe.js, `npm start`, the
  * benchmarks), kept in serverNodeFlags.json so the plain-JS launcher reads the same list.
  *
  * - `--max-semi-space-size=8`: Node 24 sizes the young generation from the machine's memory
@@ -10,8 +10,12 @@ import { readFileSync } from 'node:fs';
  * - `--heap-growing-percent=100`: after a full GC V8 lets the old generation grow up to 4× the
  *   live heap before the next one, so a sustained stream of short-lived objects (a 100 MB upload,
  *   ingest) raised RSS by ~250 MB over a ~60 MB live heap. 2× keeps that growth near 100 MB.
- * - `--expose-gc`: openDatabase collects the ~300 MB an embedded first start's initdb leaves
- *   behind as soon as PGlite is up, instead of whenever V8 next runs a full GC.
+ * - `--liftoff-only`: WebAssembly (only embedded PGlite runs any) stays on V8's baseline
+ *   compiler. TurboFan compiling one hot Postgres function (104 KB of WebAssembly)
+ *   takes ~600 MB of compiler memory for 0.7 s: the embedded server peaked at 1.27 GB while
+ *   starting and 640–710 MB in a 30k-span ingest run, and kept ~100 MB more idle. Without
+ *   TurboFan: 713–728 MB / 486–548 MB peaks, 220 MB idle, for ~20 % fewer spans/s on PGlite
+ *   (BENCHMARKS.md §11). No effect with SERVICE_SQL_DATABASE_URL (no WebAssembly runs).
  *
  * All measured in BENCHMARKS.md §5 "Memory" and §8. The first cannot be set at run time (the young generation
  * is sized when the isolate starts), hence flags.

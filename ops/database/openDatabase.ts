@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPool, type DatabasePool } from 'slonik';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { initPgliteDataDir } from './initPgliteDataDir.ts';
 import { createPgliteDriverFactory } from './pgliteDriver.ts';
 import { installPgCopyRoute } from './pgCopyRoute.ts';
 import { createResultParserInterceptor } from './resultParserInterceptor.ts';
@@ -53,12 +54,8 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
   let description: string;
   if ('pgliteDataDir' in options) {
     await mkdir(options.pgliteDataDir, { recursive: true });
+    await initPgliteDataDir(options.pgliteDataDir);
     pglite = await PGlite.create(options.pgliteDataDir, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
-    // On an empty directory PGlite runs initdb in a second Postgres instance: its WebAssembly
-    // memory (~300 MB) is garbage once create returns, but stays resident until a full GC, which
-    // an idle server may not run for minutes. The server runs with --expose-gc
-    // (ops/serverNodeFlags.ts) to collect it now; elsewhere (tests) this is a no-op.
-    (globalThis as { gc?: () => void }).gc?.();
     description = `embedded PGlite at ${options.pgliteDataDir}`;
   } else {
     pglite = options.pglite;
