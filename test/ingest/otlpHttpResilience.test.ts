@@ -22,14 +22,16 @@ const MAX = 64 * 1024;
 
 type Harness = { url: string; port: number; server: Server; calls: ReturnType<typeof recordingSink>; budget: IngestBudget };
 
-const start = async (options: { budget?: IngestBudget; pace?: BodyPace; sink?: SpanSink } = {}): Promise<Harness> => {
+const start = async (
+  options: { budget?: IngestBudget; pace?: BodyPace; sink?: SpanSink; maxRequestBytes?: number } = {},
+): Promise<Harness> => {
   const calls = recordingSink();
   const budget = options.budget ?? createIngestBudget({ maxInFlightRequests: 8, maxInFlightBytes: 1024 * 1024, retryAfterSeconds: 2 });
   const app = new Koa();
   app.silent = true;
   const otlp = createOtlpHttpMiddleware({
     sink: options.sink ?? calls.sink,
-    maxRequestBytes: MAX,
+    maxRequestBytes: options.maxRequestBytes ?? MAX,
     defaultProjectName: 'default',
     budget,
     pace: options.pace ?? { timeoutMs: 10_000, minBytesPerSecond: 1024, graceMs: 400 },
@@ -215,3 +217,74 @@ bombs('deflate: zlib-wrapped and raw deflate are both read, and a truncated stre
 });
 
 bombs.run();
+
+const busy = suite('OTLP/HTTP: a refusal for capacity reaches the exporter');
+
+/**
+ * Posts `body` as a busy exporter does: it writes the whole body first and reads the answer only
+ * after that (its event loop was elsewhere). Resolves with the answer's status line and
+ * Retry-After, or the transport error.
+ */
+const postThenRead = (h: Harness, body: Buffer) =>
+  new Promise<{ status: string; retryAfter: string | null } | { error: string }>((resolve) => {
+    const socket = net.connect(h.port, '127.0.0.1');
+    socket.pause();
+    let answer = '';
+    const done = (result: { status: string; retryAfter: string | null } | { error: string }) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.on('error', (e: NodeJS.ErrnoException) => done({ error: e.code ?? e.message }));
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+      const head = answer.indexOf('\r\n\r\n');
+      if (head === -1) return;
+      const lines = answer.slice(0, head).split('\r\n');
+      const retryAfter =
+        lines
+          .find((l) => /^retry-after:/i.test(l))
+          ?.split(':')[1]
+          ?.trim() ?? null;
+      done({ status: lines[0]!, retryAfter });
+    });
+    socket.on('close', () => done({ error: `closed without an answer (${JSON.stringify(answer.slice(0, 80))})` }));
+    socket.on('connect', async () => {
+      socket.write(`POST /v1/traces HTTP/1.1\r\nHost: loupe\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+      for (let at = 0; at < body.length && !socket.destroyed; at += 64 * 1024) {
+        socket.write(body.subarray(at, at + 64 * 1024));
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      socket.resume();
+    });
+  });
+
+busy('given the in-flight budget is spent mid-body, then the exporter still gets 503 + Retry-After, not a reset connection', async () => {
+  // 1 MiB of budget; bodies of 6 MiB, under the request limit, arriving 64 KiB at a time: more
+  // than the sockets buffer, so a server that stopped reading would make the writes fail.
+  // An export held in the sink keeps the budget in use, so no upload is alone in it.
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const budget = createIngestBudget({ maxInFlightRequests: 8, maxInFlightBytes: 1024 * 1024, retryAfterSeconds: 5 });
+  const recorded = recordingSink();
+  const h = await start({ budget, sink: async (b, c) => (await gate, recorded.sink(b, c)), maxRequestBytes: 8 * 1024 * 1024 });
+  try {
+    const held = postNormal(h);
+    await waitFor(() => budget.inFlight().requests === 1, 'the first export reached the sink');
+    const body = Buffer.from(normalBody('b7ad6b7169203332').padEnd(6 * 1024 * 1024, ' '));
+    const answers = await Promise.all(Array.from({ length: 4 }, () => postThenRead(h, body)));
+    assert.equal(
+      answers,
+      Array.from({ length: 4 }, () => ({ status: 'HTTP/1.1 503 Service Unavailable', retryAfter: '5' })),
+    );
+    release();
+    assert.is((await held).status, 200);
+    assert.equal(budget.inFlight(), { requests: 0, bytes: 0 });
+    assert.equal(await postThenRead(h, body), { status: 'HTTP/1.1 200 OK', retryAfter: null });
+  } finally {
+    release();
+    await stop(h);
+  }
+});
+
+busy.run();
