@@ -33,7 +33,8 @@ export const initPgliteDataDir = async (dataDir: string): Promise<void> => {
   });
   if (code !== 0) {
     // The child's error line, not its stack.
-    const reason = stderr.split('\n').find((line) => /Error\b/.test(line))?.trim() ?? (stderr.trim() || `exit ${code}`);
+    const errorLine = stderr.split('\n').find((line) => /Error\b/.test(line));
+    const reason = errorLine?.trim() ?? (stderr.trim() || `exit ${code}`);
     throw new Error(`could not initialise the embedded database in ${dataDir}: ${reason}`);
   }
 };
