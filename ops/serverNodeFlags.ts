@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
  * - `--max-semi-space-size=8`: Node 24 sizes the young generation from the machine's memory
  *   (up to 64 MB semi-spaces on a large box); the idle server then holds a ~190 MB JS heap for
  *   ~60 MB of live objects. 8 MB semi-spaces cut idle RSS by ~80–200 MB.
- * - `--heap-growing-percent=100`: after a full GC V8 lets the old generation grow up to 4× the
+ * - `--heap-growing-percent=50`: after a full GC V8 lets the old generation grow up to 4× the
  *   live heap before the next one, so a sustained stream of short-lived objects (a 100 MB upload,
- *   ingest) raised RSS by ~250 MB over a ~60 MB live heap. 2× keeps that growth near 100 MB.
+ *   ingest) raised RSS by ~250 MB over a ~60 MB live heap. 2× (100) kept that growth near 100 MB;
+ *   1.5× (50) took the 100k-span Postgres ingest run's peak from 418–466 MB to 358–396 MB, for
+ *   ~8 % fewer spans/s and ~20 % more server CPU (more full GCs; BENCHMARKS.md §11).
  * - `--liftoff-only`: WebAssembly (only embedded PGlite runs any) stays on V8's baseline
  *   compiler. TurboFan compiling one hot Postgres function (104 KB of WebAssembly)
  *   takes ~600 MB of compiler memory for 0.7 s: the embedded server peaked at 1.27 GB while

@@ -48,7 +48,7 @@ import { encodeExportRequest } from './otlpEncoder.ts';
 import { waitUntilListed } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
 import { sendBatches } from './senders.ts';
-import { startServerProcess, type ServerProcess } from './serverProcess.ts';
+import { passedOnEnvironment, startServerProcess, type ServerProcess } from './serverProcess.ts';
 import { createSpanGenerator, spanBatches, type GeneratedSpan } from './spanGenerator.ts';
 
 const { values: args } = parseArgs({
@@ -155,7 +155,8 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
   const { warmup, batches, bodies, requestBytes } = prepare(spanCount);
   const workingDir = await mkdtemp(join(tmpdir(), 'loupe-bench-'));
   const scratch = backend === 'postgres' ? await createScratchDatabase(args['pg-url']!, 'loupe_bench') : null;
-  const env: Record<string, string> = { SERVICE_WORKING_DIR: workingDir };
+  // SERVICE_*, NODE_OPTIONS and MALLOC_* from the bench's environment reach the server, as in bench:idle-memory.
+  const env: Record<string, string> = { ...passedOnEnvironment(), SERVICE_WORKING_DIR: workingDir };
   if (scratch) env.SERVICE_SQL_DATABASE_URL = scratch.url;
   let server: ServerProcess | null = null;
   const killOnTimeout = () => void server?.kill();
