@@ -6,6 +6,13 @@ export const listen = (koa: Koa, host: string, port: number): Promise<Server> =>
     const server = createServer(koa.callback());
     // A slow client must not hold an ingest budget slot forever.
     server.requestTimeout = 120_000;
+    // An exporter reuses its connection after waiting out a 503's Retry-After (1-10 s). Closing
+    // idle connections at Node's default of 5 s raced those reuses: the exporter wrote into a
+    // connection the server was closing and got ECONNRESET (2 in a 5-minute sustained run), where
+    // it should have got an answer. Clients' own idle timeouts are mostly shorter than this.
+    server.keepAliveTimeout = 65_000;
+    // Node wants the headers timeout above the keep-alive timeout.
+    server.headersTimeout = 66_000;
     server.once('error', reject);
     server.listen(port, host, () => resolve(server));
   });
