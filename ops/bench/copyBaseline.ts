@@ -2,7 +2,9 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Attributes } from '../../domain/tracing/attributes.ts';
+import { copyField } from '../../projections/copyFromStdin.ts';
 import { ATTRIBUTE_INDEX_MAX_VALUE_BYTES } from '../../projections/tracing/attributeFilter.ts';
+import { SPAN_COLUMNS } from '../../projections/tracing/renderSpan.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes } from '../../domain/tracing/renderAttributes.ts';
 import type { GeneratedSpan } from './spanGenerator.ts';
@@ -14,38 +16,9 @@ import type { GeneratedSpan } from './spanGenerator.ts';
  * is built before the clock starts, as the OTLP bodies are.
  */
 
-const COLUMNS = [
-  'id',
-  'span_id',
-  'trace_rowid',
-  'trace_id',
-  'project_id',
-  'parent_id',
-  'name',
-  'span_kind',
-  'otel_kind',
-  'status_code',
-  'status_message',
-  'start_time',
-  'end_time',
-  'attributes',
-  'attribute_index',
-  'events',
-  'llm_token_count_prompt',
-  'llm_token_count_completion',
-] as const;
-
 export const SCRATCH_TABLE = 'bench_copy_spans';
 const OTEL_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT'];
 const STATUS = ['UNSET', 'OK', 'ERROR'];
-
-/** COPY text format: backslash, tab, newline and carriage return escaped; \N is null. */
-const field = (v: string | number | null): string =>
-  v === null
-    ? '\\N'
-    : typeof v === 'number'
-      ? String(v)
-      : v.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 
 const domainAttributes = (span: GeneratedSpan): Attributes => {
   const out: Record<string, Attributes[string]> = {};
@@ -76,12 +49,13 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
       const v = span.attributes.find(([k]) => k === key)?.[1];
       return v && 'int' in v ? v.int : 0;
     };
+    // In SPAN_COLUMNS' order, the read model's own.
     const row = [
       i + 1,
-      span.spanId,
       traceRowid,
-      span.traceId,
       1,
+      span.spanId,
+      span.traceId,
       span.parentId,
       span.name,
       span.spanKind,
@@ -95,7 +69,7 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
       llm ? count('llm.token_count.prompt') : null,
       llm ? count('llm.token_count.completion') : null,
     ];
-    lines.push(row.map(field).join('\t'));
+    lines.push(row.map(copyField).join('\t'));
     if (lines.length === chunkRows) {
       chunks.push(`${lines.join('\n')}\n`);
       lines = [];
@@ -106,7 +80,7 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
 };
 
 const createScratch = `DROP TABLE IF EXISTS ${SCRATCH_TABLE}; CREATE TABLE ${SCRATCH_TABLE} (LIKE spans INCLUDING ALL)`;
-const copySql = `COPY ${SCRATCH_TABLE} (${COLUMNS.join(', ')}) FROM STDIN`;
+const copySql = `COPY ${SCRATCH_TABLE} (${SPAN_COLUMNS.join(', ')}) FROM STDIN`;
 
 export type CopyResult = { readonly rows: number; readonly seconds: number; readonly rowsPerSecond: number };
 
@@ -178,7 +152,7 @@ export const copyIntoPglite = async (db: PGlite, chunks: readonly string[], rows
   try {
     const started = performance.now();
     for (const chunk of chunks) {
-      await db.query(`COPY ${SCRATCH_TABLE} (${COLUMNS.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([chunk]) });
+      await db.query(`COPY ${SCRATCH_TABLE} (${SPAN_COLUMNS.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([chunk]) });
     }
     const outcome = result(rows, started);
     const { count } = (await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${SCRATCH_TABLE}`)).rows[0]!;
