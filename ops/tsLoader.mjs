@@ -6,7 +6,8 @@
 // esbuild once (decorators included, which Node's own type stripping refuses) and then read from a
 // cache keyed by its content. tsx, which this replaced, sent every import of a process (~2,000 for
 // the server, node_modules included) across threads to its resolve and load hooks and kept a second
-// V8 isolate for them: importing the server took 2.2 CPU-s and 270 MB, here 1.4 CPU-s and 200 MB.
+// V8 isolate for them: importing the server took 2.2–2.7 CPU-s and ~270 MB, here 1.5–1.7 CPU-s and
+// ~210 MB (BENCHMARKS.md §11).
 //
 // --no-experimental-require-module: Node 24.9 fails with "module is not linked" when a package's
 // require() of an ES module (the "module-sync" export condition: async-function, required by
