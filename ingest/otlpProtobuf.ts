@@ -4,7 +4,7 @@ import protobuf from 'protobufjs';
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
 import { MAX_DEPTH, TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
-import type { ExportRequestInput } from './exportRequest.ts';
+import type { ExportRequestInput, ResourceSpansInput } from './exportRequest.ts';
 import { IngestError } from './ingestError.ts';
 import type { ExportOutcome } from './exportTraces.ts';
 
@@ -27,99 +27,238 @@ const otlpTypes = (): OtlpTypes => {
   return types;
 };
 
-/** protobufjs represents 64-bit fields as `Long` (or a number when it fits). */
-type Long64 = number | { readonly low: number; readonly high: number };
-type PbKeyValue = { readonly key: string; readonly value?: PbAnyValue | null };
-type PbAnyValue = {
-  readonly value?: string;
-  readonly stringValue?: string;
-  readonly boolValue?: boolean;
-  readonly intValue?: Long64;
-  readonly doubleValue?: number;
-  readonly arrayValue?: { readonly values: readonly PbAnyValue[] } | null;
-  readonly kvlistValue?: { readonly values: readonly PbKeyValue[] } | null;
-  readonly bytesValue?: Uint8Array;
-};
-type PbSpan = {
-  readonly traceId: Uint8Array;
-  readonly spanId: Uint8Array;
-  readonly parentSpanId: Uint8Array;
-  readonly name: string;
-  readonly kind: number;
-  readonly startTimeUnixNano: Long64;
-  readonly endTimeUnixNano: Long64;
-  readonly attributes: readonly PbKeyValue[];
-  readonly events: readonly { readonly name: string; readonly timeUnixNano: Long64; readonly attributes: readonly PbKeyValue[] }[];
-  readonly status?: { readonly code: number; readonly message: string } | null;
-};
-type PbRequest = {
-  readonly resourceSpans: readonly {
-    readonly resource?: { readonly attributes: readonly PbKeyValue[] } | null;
-    readonly scopeSpans: readonly { readonly spans: readonly PbSpan[] }[];
-  }[];
+/**
+ * Wire types (protobuf encoding) of the fields read: varint, 64-bit, length-delimited. A field that arrives
+ * with another wire type than its declaration is skipped as an unknown field would be.
+ */
+const VARINT = 0;
+const I64 = 1;
+const LEN = 2;
+
+type Reader = protobuf.Reader;
+
+/** Reads the fields of the message that ends at `end`, calling `field` for each (it must consume it or return false). */
+const eachField = (r: Reader, end: number, field: (n: number, wire: number) => boolean): void => {
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const wire = tag & 7;
+    if (!field(tag >>> 3, wire)) r.skipType(wire);
+  }
+  if (r.pos > end) throw new RangeError('a field runs past the end of its message');
 };
 
-const unsigned64 = (v: Long64): bigint => (typeof v === 'number' ? BigInt(v) : (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0));
+/** The end of the length-delimited field starting at the reader's position (its length read). */
+const endOf = (r: Reader): number => {
+  const length = r.uint32();
+  const end = r.pos + length;
+  if (end > r.len) throw new RangeError(`index out of range: ${end} > ${r.len}`);
+  return end;
+};
 
-/** An absent bytes field decodes to an empty array, not a Buffer. */
+const fixed64 = (r: Reader): bigint => {
+  const low = r.fixed32();
+  const high = r.fixed32();
+  return (BigInt(high) << 32n) | BigInt(low);
+};
+
+/** `int64` as a varint: protobufjs reads it as a Long (two's complement in two 32-bit halves). */
+const int64Text = (r: Reader): string => {
+  const v = r.int64() as unknown as number | { readonly low: number; readonly high: number };
+  const bits = typeof v === 'number' ? BigInt(v) : (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+  return BigInt.asIntN(64, bits).toString();
+};
+
 const hex = (b: Uint8Array): string =>
   b.length === 0 ? '' : (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength)).toString('hex');
 
-/** `depth` as in storable.ts: nesting past MAX_DEPTH is not walked (nor kept). */
-const anyValue = (v: PbAnyValue | null | undefined, depth: number): AttributeValue => {
-  if (depth > MAX_DEPTH && v?.value !== undefined) return TOO_DEEP_VALUE;
-  switch (v?.value) {
-    case 'stringValue':
-      return { str: v.stringValue! };
-    case 'boolValue':
-      return { bool: v.boolValue! };
-    case 'intValue':
-      return { int: BigInt.asIntN(64, unsigned64(v.intValue!)).toString() };
-    case 'doubleValue':
-      return floatValue(v.doubleValue!);
-    case 'arrayValue':
-      return { array: (v.arrayValue?.values ?? []).map((x) => anyValue(x, depth + 1)) };
-    case 'kvlistValue':
-      return { kvlist: attributes(v.kvlistValue?.values ?? [], depth + 1) };
-    case 'bytesValue':
-      return { bytes: Buffer.from(v.bytesValue!).toString('base64') };
-    default:
-      return null;
-  }
+/**
+ * An AnyValue ending at `end`, `depth` levels down (1 = an attribute's value; as in storable.ts).
+ * The last of its oneof fields on the wire wins; none set is null. Past MAX_DEPTH a value is not
+ * read (nor kept): its bytes are skipped and it is stored as TOO_DEEP_VALUE, so nesting costs no
+ * stack however deep it goes.
+ */
+const anyValue = (r: Reader, end: number, depth: number): AttributeValue => {
+  let value: AttributeValue = null;
+  eachField(r, end, (n, wire) => {
+    if (n < 1 || n > 7) return false;
+    if (depth > MAX_DEPTH) {
+      if (wire !== (n === 2 || n === 3 ? VARINT : n === 4 ? I64 : LEN)) return false;
+      r.skipType(wire);
+      value = TOO_DEEP_VALUE;
+      return true;
+    }
+    switch (n) {
+      case 1:
+        if (wire !== LEN) return false;
+        value = { str: r.string() };
+        return true;
+      case 2:
+        if (wire !== VARINT) return false;
+        value = { bool: r.bool() };
+        return true;
+      case 3:
+        if (wire !== VARINT) return false;
+        value = { int: int64Text(r) };
+        return true;
+      case 4:
+        if (wire !== I64) return false;
+        value = floatValue(r.double());
+        return true;
+      case 5: {
+        if (wire !== LEN) return false;
+        const items: AttributeValue[] = [];
+        eachField(r, endOf(r), (m, w) => {
+          if (m !== 1 || w !== LEN) return false;
+          items.push(anyValue(r, endOf(r), depth + 1));
+          return true;
+        });
+        value = { array: items };
+        return true;
+      }
+      case 6:
+        if (wire !== LEN) return false;
+        value = { kvlist: keyValues(r, endOf(r), depth + 1) };
+        return true;
+      default:
+        if (wire !== LEN) return false;
+        value = { bytes: Buffer.from(r.bytes()).toString('base64') };
+        return true;
+    }
+  });
+  return value;
 };
 
-const attributes = (kvs: readonly PbKeyValue[], depth = 1): Attributes =>
-  attributesFrom(kvs.map((kv) => [kv.key, anyValue(kv.value, depth)]));
+/** One KeyValue ending at `end`: its key and value (no value set: null). */
+const keyValue = (r: Reader, end: number, depth: number): [string, AttributeValue] => {
+  let key = '';
+  let value: AttributeValue = null;
+  eachField(r, end, (n, wire) => {
+    if (wire !== LEN || (n !== 1 && n !== 2)) return false;
+    if (n === 1) key = r.string();
+    else value = anyValue(r, endOf(r), depth);
+    return true;
+  });
+  return [key, value];
+};
 
-const span = (s: PbSpan): SpanInput => ({
-  traceId: hex(s.traceId),
-  spanId: hex(s.spanId),
-  parentSpanId: hex(s.parentSpanId),
-  name: s.name,
-  kind: s.kind,
-  startTimeUnixNano: unsigned64(s.startTimeUnixNano),
-  endTimeUnixNano: unsigned64(s.endTimeUnixNano),
-  attributes: attributes(s.attributes),
-  events: s.events.map((e) => ({ name: e.name, timeUnixNano: unsigned64(e.timeUnixNano), attributes: attributes(e.attributes) })),
-  status: { code: s.status?.code ?? 0, message: s.status?.message ?? '' },
-});
+/** A KeyValueList or Resource ending at `end` (its KeyValues are field 1), as attributes. */
+const keyValues = (r: Reader, end: number, depth: number): Attributes => {
+  const pairs: [string, AttributeValue][] = [];
+  eachField(r, end, (n, wire) => {
+    if (n !== 1 || wire !== LEN) return false;
+    pairs.push(keyValue(r, endOf(r), depth));
+    return true;
+  });
+  // A repeated key: the last one wins.
+  return attributesFrom(pairs);
+};
 
-/** Decodes an `application/x-protobuf` body (HTTP) or a gRPC message: one decoder for both. */
+type MutableSpan = { -readonly [K in keyof SpanInput]: SpanInput[K] };
+type SpanEventInput = SpanInput['events'][number];
+
+const event = (r: Reader, end: number): SpanEventInput => {
+  let name = '';
+  let timeUnixNano = 0n;
+  const pairs: [string, AttributeValue][] = [];
+  eachField(r, end, (n, wire) => {
+    if (n === 1 && wire === I64) timeUnixNano = fixed64(r);
+    else if (n === 2 && wire === LEN) name = r.string();
+    else if (n === 3 && wire === LEN) pairs.push(keyValue(r, endOf(r), 1));
+    else return false;
+    return true;
+  });
+  return { name, timeUnixNano, attributes: attributesFrom(pairs) };
+};
+
+const status = (r: Reader, end: number): SpanInput['status'] => {
+  let code = 0;
+  let message = '';
+  eachField(r, end, (n, wire) => {
+    if (n === 2 && wire === LEN) message = r.string();
+    else if (n === 3 && wire === VARINT) code = r.int32();
+    else return false;
+    return true;
+  });
+  return { code, message };
+};
+
+/** A Span ending at `end`; fields Loupe does not keep (trace_state, flags, links, counts) are skipped. */
+const span = (r: Reader, end: number): SpanInput => {
+  const s: MutableSpan = {
+    traceId: '',
+    spanId: '',
+    parentSpanId: '',
+    name: '',
+    kind: 0,
+    startTimeUnixNano: 0n,
+    endTimeUnixNano: 0n,
+    attributes: {},
+    events: [],
+    status: { code: 0, message: '' },
+  };
+  const attributes: [string, AttributeValue][] = [];
+  const events: SpanEventInput[] = [];
+  eachField(r, end, (n, wire) => {
+    if (wire === LEN) {
+      if (n === 1) s.traceId = hex(r.bytes());
+      else if (n === 2) s.spanId = hex(r.bytes());
+      else if (n === 4) s.parentSpanId = hex(r.bytes());
+      else if (n === 5) s.name = r.string();
+      else if (n === 9) attributes.push(keyValue(r, endOf(r), 1));
+      else if (n === 11) events.push(event(r, endOf(r)));
+      else if (n === 15) s.status = status(r, endOf(r));
+      else return false;
+    } else if (wire === I64 && (n === 7 || n === 8)) {
+      if (n === 7) s.startTimeUnixNano = fixed64(r);
+      else s.endTimeUnixNano = fixed64(r);
+    } else if (wire === VARINT && n === 6) s.kind = r.int32();
+    else return false;
+    return true;
+  });
+  s.attributes = attributesFrom(attributes);
+  s.events = events;
+  return s;
+};
+
+/** A ResourceSpans ending at `end`: its resource's attributes and the spans of all its scopes. */
+const resourceSpans = (r: Reader, end: number): ResourceSpansInput => {
+  let resourceAttributes: Attributes = {};
+  const spans: SpanInput[] = [];
+  eachField(r, end, (n, wire) => {
+    if (wire !== LEN) return false;
+    if (n === 1) resourceAttributes = keyValues(r, endOf(r), 1);
+    else if (n === 2) {
+      // ScopeSpans: its spans are field 2 (the scope itself is not kept, as in Phoenix).
+      eachField(r, endOf(r), (m, w) => {
+        if (m !== 2 || w !== LEN) return false;
+        spans.push(span(r, endOf(r)));
+        return true;
+      });
+    } else return false;
+    return true;
+  });
+  return { resourceAttributes, spans };
+};
+
+/**
+ * Decodes an `application/x-protobuf` body (HTTP) or a gRPC message: one decoder for both. It reads
+ * the wire format straight into Loupe's shapes with protobufjs' Reader, instead of decoding into
+ * protobufjs message objects first and converting those: that detour allocated a third of what
+ * ingesting a span did (BENCHMARKS.md §12). Same rules as a protobuf decoder: unknown fields and
+ * fields of an unexpected wire type are skipped, the last occurrence of a singular field wins.
+ */
 export const decodeOtlpProtobuf = (body: Uint8Array): ExportRequestInput => {
-  let message: PbRequest;
   try {
-    message = otlpTypes().request.decode(body) as unknown as PbRequest;
+    const r = protobuf.Reader.create(body);
+    const request: ResourceSpansInput[] = [];
+    eachField(r, r.len, (n, wire) => {
+      if (n !== 1 || wire !== LEN) return false;
+      request.push(resourceSpans(r, endOf(r)));
+      return true;
+    });
+    return request;
   } catch (e) {
     throw new IngestError('malformed_request', `body is not a valid protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
-  }
-  try {
-    return message.resourceSpans.map((rs) => ({
-      resourceAttributes: attributes(rs.resource?.attributes ?? []),
-      spans: rs.scopeSpans.flatMap((ss) => ss.spans.map(span)),
-    }));
-  } catch (e) {
-    // Only a stack overflow on absurdly nested attribute values can land here.
-    throw new IngestError('malformed_request', `ExportTraceServiceRequest could not be read: ${(e as Error).message}`);
   }
 };
 

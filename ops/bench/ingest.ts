@@ -22,6 +22,7 @@
  *   --text-bytes N                   size of each input.value / output.value (default 2048)
  *   --no-replay                      skip the projection replay (below)
  *   --node-flag FLAG                 extra node/V8 flag for the server (repeatable), e.g. --cpu-prof
+ *   (BENCH_SERVER_LOG=FILE in the environment appends everything the server writes to FILE)
  */
 import { PGlite } from '@electric-sql/pglite';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 import { TYPESCRIPT_NODE_FLAGS } from '../typescriptNodeFlags.ts';
@@ -83,7 +84,10 @@ export const startServerProcess = async (options: StartServerOptions): Promise<S
   live.add(child);
   child.once('exit', () => live.delete(child));
   let output = '';
+  // BENCH_SERVER_LOG=FILE keeps everything the server writes (e.g. with --node-flag=--trace-gc).
+  const log = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' }) : null;
   const append = (chunk: Buffer) => {
+    log?.write(chunk);
     output += chunk.toString();
     if (output.length > MAX_OUTPUT) output = output.slice(-MAX_OUTPUT / 2);
   };

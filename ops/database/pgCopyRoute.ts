@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { finished } from 'node:stream/promises';
-import { COPY_FROM_STDIN, copyStatement } from '../../projections/copyFromStdin.ts';
+import { COPY_FROM_STDIN, copyStatement, takeCopyData } from '../../projections/copyFromStdin.ts';
 
 let installed = false;
 
@@ -26,15 +26,18 @@ export const installPgCopyRoute = (): void => {
       callback === undefined &&
       COPY_FROM_STDIN.test(text)
     ) {
-      return copyIn(this, copyStatement(text), values[0]);
+      const data = takeCopyData(values[0]);
+      if (data === undefined) return Promise.reject(new Error('COPY … FROM STDIN $1 without its data: send it with copyFromStdin'));
+      return copyIn(this, copyStatement(text), data);
     }
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
 };
 
-const copyIn = async (client: pg.Client, statement: string, data: string) => {
+const copyIn = async (client: pg.Client, statement: string, data: readonly string[]) => {
   const stream = client.query(copyFrom(statement));
-  stream.end(data);
+  for (const chunk of data) stream.write(chunk);
+  stream.end();
   await finished(stream);
   return { command: 'COPY', rowCount: stream.rowCount, rows: [], fields: [] };
 };

@@ -11,7 +11,7 @@ import {
 } from '@slonik/errors';
 import { parse as parseArray } from 'postgres-array';
 import { Readable } from 'node:stream';
-import { COPY_FROM_STDIN, copyStatement } from '../../projections/copyFromStdin.ts';
+import { COPY_FROM_STDIN, copyStatement, takeCopyData } from '../../projections/copyFromStdin.ts';
 
 /**
  * slonik over embedded PGlite, so the same queries run on PGlite and on a real Postgres.
@@ -88,10 +88,14 @@ export const createPgliteDriverFactory = (db: PGlite): DriverFactory =>
           const acquired = await lock.acquire(me);
           try {
             // copyFromStdin's statement: PGlite reads COPY data from the file /dev/blob, given as a Blob.
+            const copyData = values.length === 1 && COPY_FROM_STDIN.test(sqlText) ? takeCopyData(values[0]) : undefined;
+            if (copyData === undefined && COPY_FROM_STDIN.test(sqlText)) {
+              throw new Error('COPY … FROM STDIN $1 without its data: send it with copyFromStdin');
+            }
             const result =
-              values.length === 1 && typeof values[0] === 'string' && COPY_FROM_STDIN.test(sqlText)
+              copyData !== undefined
                 ? await db.query<Record<string, unknown>>(copyStatement(sqlText).replace(/ FROM STDIN$/, " FROM '/dev/blob'"), [], {
-                    blob: new Blob([values[0]]),
+                    blob: new Blob(copyData as string[]),
                   })
                 : await db.query<Record<string, unknown>>(sqlText, values as unknown[], { parsers, rowMode: 'object' });
             if (begins) inTransaction = true;

@@ -208,7 +208,7 @@ export const applySpansIngested = async (
   await insertRows(tx, 'sessions', SESSION_COLUMNS, newSessions);
   await insertRows(tx, 'traces', TRACE_COLUMNS, [...newTraces.values()]);
   if (spanRows.length > 0) {
-    const writing = copyFromStdin(tx, 'spans', SPAN_COLUMNS, spanRows.join(''));
+    const writing = copyFromStdin(tx, 'spans', SPAN_COLUMNS, spanRows);
     // Once the statement is sent (a macrotask later: slonik's own steps are promise callbacks),
     // Postgres works on it while this process runs `whileWriting`.
     await new Promise((resolve) => setImmediate(resolve));

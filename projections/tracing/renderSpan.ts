@@ -52,23 +52,14 @@ export const renderSpan = (span: SpanRecord): RenderedSpan => {
     time_unix_nano: e.timeUnixNano,
     attributes: renderEventAttributes(e.name, e.attributes),
   }));
-  const fields = [
-    copyField(span.spanId),
-    copyField(span.traceId),
-    copyField(span.parentId),
-    copyField(span.name),
-    copyField(span.spanKind),
-    copyField(span.kind),
-    copyField(span.status.code),
-    copyField(span.status.message),
-    nanosToIsoMicros(span.startTimeUnixNano),
-    nanosToIsoMicros(span.endTimeUnixNano),
-    copyJsonField(JSON.stringify(attributes)),
-    copyJsonField(JSON.stringify(attributeIndexObject(attributes))),
-    copyJsonField(JSON.stringify(events)),
-    copyField(tokens.prompt),
-    copyField(tokens.completion),
-  ].join('\t');
+  // Concatenated, not joined: V8 keeps a long concatenation as a rope of its parts, so the row's
+  // text is copied once, when its COPY chunk is joined (copyFromStdin), instead of twice.
+  const fields =
+    `${copyField(span.spanId)}\t${copyField(span.traceId)}\t${copyField(span.parentId)}\t${copyField(span.name)}\t` +
+    `${copyField(span.spanKind)}\t${copyField(span.kind)}\t${copyField(span.status.code)}\t${copyField(span.status.message)}\t` +
+    `${nanosToIsoMicros(span.startTimeUnixNano)}\t${nanosToIsoMicros(span.endTimeUnixNano)}\t` +
+    `${copyJsonField(JSON.stringify(attributes))}\t${copyJsonField(JSON.stringify(attributeIndexObject(attributes)))}\t` +
+    `${copyJsonField(JSON.stringify(events))}\t${copyField(tokens.prompt)}\t${copyField(tokens.completion)}`;
   return { span, startMicros: nanosToMicros(span.startTimeUnixNano), endMicros: nanosToMicros(span.endTimeUnixNano), fields };
 };
 

@@ -90,6 +90,21 @@ test('a clean batch is returned as is (ingest runs this on every request)', () =
   assert.is(storableBatch(b), b);
 });
 
+test('an attribute map with one value to fix keeps every key in its order, and the others as they were', () => {
+  const first = { str: 'clean' };
+  const last = { array: [{ int: '1' }] };
+  const attributes = { a: first, b: { str: 'nul\u0000here' }, ['c'.repeat(NAME_MAX_BYTES + 10)]: { bool: true }, d: last };
+  const out = storableAttributes(attributes);
+  assert.is.not(out, attributes);
+  assert.equal(Object.keys(out), ['a', 'b', `${'c'.repeat(NAME_MAX_BYTES - 3)}…`, 'd']);
+  assert.is(out.a, first);
+  assert.equal(out.b, { str: 'nul\ufffdhere' });
+  assert.is(out.d, last);
+  // Nothing to fix: the same map, not a copy.
+  const clean = { a: first, d: last };
+  assert.is(storableAttributes(clean), clean);
+});
+
 test('a crafted record of the wrong shape is coerced, never thrown on', () => {
   const out = storableBatch({ projectName: 7, resources: 'x', spans: [null, { attributes: [1], events: 'e', status: 5 }] } as never);
   assert.is(out.projectName, '');

@@ -315,4 +315,20 @@ test('given span text holding the characters the rows are written with (tab, new
   assert.is(event!.attributes['exception.message'], awkward);
 });
 
+test('given spans whose rows fill several COPY chunks, then every row arrives whole', async ({ h }) => {
+  // 40 spans of ~3 KB of text each: ~120 KB of COPY text, sent in chunks of ~32 KB with rows
+  // never split across two (copyFromStdin); each row must arrive exactly once and intact.
+  const traceId = newTraceId();
+  const spans = Array.from({ length: 40 }, (_, i) =>
+    spanRecord({ traceId, spanId: newSpanId(), name: `span ${i}`, attributes: attrs({ 'input.value': `${i}:${'x\t'.repeat(1500)}` }) }),
+  );
+  await ingestSpans(h.store, [batch('p', spans)], context);
+  await h.project();
+  const stored = await rows(h.db.pool, sql.unsafe`SELECT name, attributes->>'input.value' AS input FROM spans ORDER BY id`);
+  assert.equal(
+    stored,
+    spans.map((_, i) => ({ name: `span ${i}`, input: `${i}:${'x\t'.repeat(1500)}` })),
+  );
+});
+
 test.run();
