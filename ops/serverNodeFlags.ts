@@ -4,9 +4,13 @@ import { readFileSync } from 'node:fs';
  * V8 flags every launcher gives the server process (bin/loupe.js, `npm start`, the
  * benchmarks), kept in serverNodeFlags.json so the plain-JS launcher reads the same list.
  *
- * - `--max-semi-space-size=8`: Node 24 sizes the young generation from the machine's memory
+ * - `--max-semi-space-size=16`: Node 24 sizes the young generation from the machine's memory
  *   (up to 64 MB semi-spaces on a large box); the idle server then holds a ~190 MB JS heap for
- *   ~60 MB of live objects. 8 MB semi-spaces cut idle RSS by ~80–200 MB.
+ *   ~60 MB of live objects. 8 MB semi-spaces cut idle RSS by ~80–200 MB; 16 MB costs 10–20 MB of
+ *   that back (idle 225–231 → 240–244 MB) and promotes less of what ingest and the projector
+ *   hold across a database round trip, which every full GC then marks again: the 100k-span
+ *   Postgres run went from ~2,750 to ~3,300 visible spans/s with ~15 % less server CPU, peak
+ *   352–372 → 358–396 MB (32 MB: ~3,400 spans/s but a 411 MB peak; BENCHMARKS.md §12).
  * - `--heap-growing-percent=50`: after a full GC V8 lets the old generation grow up to 4× the
  *   live heap before the next one, so a sustained stream of short-lived objects (a 100 MB upload,
  *   ingest) raised RSS by ~250 MB over a ~60 MB live heap. 2× (100) kept that growth near 100 MB;
