@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type CommonQueryMethods } from 'slonik';
 
 /**
@@ -21,12 +20,17 @@ export const copyStatement = (text: string): string => text.slice(0, -' $1'.leng
 
 /** COPY data on its way to a driver, by the token that stands for it in the statement. */
 const waiting = new Map<string, readonly string[]>();
+let lastToken = 0;
 
-/** The COPY data a `copyFromStdin` token stands for (once; undefined for anything else). */
-export const takeCopyData = (token: unknown): readonly string[] | undefined => {
-  if (typeof token !== 'string') return undefined;
-  const data = waiting.get(token);
-  waiting.delete(token);
+/**
+ * The COPY data a `copyFromStdin` token stands for, for a driver that met the `COPY … FROM STDIN
+ * $1` shape; taken once. Anything else in that place is an error (the statement was not sent by
+ * copyFromStdin, or was sent twice).
+ */
+export const takeCopyData = (token: unknown): readonly string[] => {
+  const data = typeof token === 'string' ? waiting.get(token) : undefined;
+  if (data === undefined) throw new Error('COPY … FROM STDIN $1 without its data: send it with copyFromStdin');
+  waiting.delete(token as string);
   return data;
 };
 
@@ -66,7 +70,7 @@ export const copyFromStdin = async (
     columns.map((name) => sql.identifier([name])),
     sql.fragment`, `,
   );
-  const token = `copy-data:${randomUUID()}`;
+  const token = `copy-data:${++lastToken}`;
   waiting.set(token, chunksOf(lines));
   try {
     await db.query(sql.unsafe`COPY ${sql.identifier([table])} (${names}) FROM STDIN ${token}`);

@@ -86,6 +86,7 @@ export const startServerProcess = async (options: StartServerOptions): Promise<S
   let output = '';
   // BENCH_SERVER_LOG=FILE keeps everything the server writes (e.g. with --node-flag=--trace-gc).
   const log = process.env.BENCH_SERVER_LOG ? createWriteStream(process.env.BENCH_SERVER_LOG, { flags: 'a' }) : null;
+  child.once('exit', () => log?.end());
   const append = (chunk: Buffer) => {
     log?.write(chunk);
     output += chunk.toString();

@@ -26,15 +26,14 @@ export const installPgCopyRoute = (): void => {
       callback === undefined &&
       COPY_FROM_STDIN.test(text)
     ) {
-      const data = takeCopyData(values[0]);
-      if (data === undefined) return Promise.reject(new Error('COPY … FROM STDIN $1 without its data: send it with copyFromStdin'));
-      return copyIn(this, copyStatement(text), data);
+      return copyIn(this, copyStatement(text), values[0]);
     }
     return query.apply(this, args);
   } as typeof pg.Client.prototype.query;
 };
 
-const copyIn = async (client: pg.Client, statement: string, data: readonly string[]) => {
+const copyIn = async (client: pg.Client, statement: string, token: string) => {
+  const data = takeCopyData(token);
   const stream = client.query(copyFrom(statement));
   for (const chunk of data) stream.write(chunk);
   stream.end();

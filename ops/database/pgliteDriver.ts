@@ -88,16 +88,11 @@ export const createPgliteDriverFactory = (db: PGlite): DriverFactory =>
           const acquired = await lock.acquire(me);
           try {
             // copyFromStdin's statement: PGlite reads COPY data from the file /dev/blob, given as a Blob.
-            const copyData = values.length === 1 && COPY_FROM_STDIN.test(sqlText) ? takeCopyData(values[0]) : undefined;
-            if (copyData === undefined && COPY_FROM_STDIN.test(sqlText)) {
-              throw new Error('COPY … FROM STDIN $1 without its data: send it with copyFromStdin');
-            }
-            const result =
-              copyData !== undefined
-                ? await db.query<Record<string, unknown>>(copyStatement(sqlText).replace(/ FROM STDIN$/, " FROM '/dev/blob'"), [], {
-                    blob: new Blob(copyData as string[]),
-                  })
-                : await db.query<Record<string, unknown>>(sqlText, values as unknown[], { parsers, rowMode: 'object' });
+            const result = COPY_FROM_STDIN.test(sqlText)
+              ? await db.query<Record<string, unknown>>(copyStatement(sqlText).replace(/ FROM STDIN$/, " FROM '/dev/blob'"), [], {
+                  blob: new Blob([...takeCopyData(values[0])]),
+                })
+              : await db.query<Record<string, unknown>>(sqlText, values as unknown[], { parsers, rowMode: 'object' });
             if (begins) inTransaction = true;
             const r = result as typeof result & { command?: string; rowCount?: number };
             return {
