@@ -18,6 +18,7 @@ export const countBudgetRefusals = (budget: IngestBudget, onRefused: () => void)
       return budget.retryAfterSeconds;
     },
     inFlight: () => budget.inFlight(),
+    whenOpen: () => budget.whenOpen?.() ?? Promise.resolve(),
     open: () => counted(budget.open()),
     tryAcquire(bytes) {
       const lease = budget.tryAcquire(bytes);

@@ -96,21 +96,32 @@ export const startOtlpGrpcServer = async <P = null>(options: OtlpGrpcServerOptio
    */
   const admission: grpc.ServerInterceptor = (_method, call) => {
     let lease: IngestLease | null = null;
+    let cancelled = false;
+    const admit = (metadata: grpc.Metadata, proceed: (metadata: grpc.Metadata) => void) => {
+      if (cancelled) return;
+      lease = options.budget.open();
+      if (mayInflate(call) && !lease.grow(options.maxRequestBytes)) {
+        lease.release();
+        const refusal = busy();
+        intercepted.sendStatus({ code: refusal.code, details: refusal.details, metadata: refusal.metadata });
+        return;
+      }
+      admitted.set(metadata, lease);
+      proceed(metadata);
+    };
     const intercepted: grpc.ServerInterceptingCall = new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
-            lease = options.budget.open();
-            if (mayInflate(call) && !lease.grow(options.maxRequestBytes)) {
-              lease.release();
-              const refusal = busy();
-              intercepted.sendStatus({ code: refusal.code, details: refusal.details, metadata: refusal.metadata });
-              return;
-            }
-            admitted.set(metadata, lease);
-            proceed(metadata);
+            // Held while the read models catch up (lagGate.ts), before the message is read.
+            const held = options.budget.whenOpen?.();
+            if (held) void held.then(() => admit(metadata, proceed));
+            else admit(metadata, proceed);
           },
-          onCancel: () => lease?.release(),
+          onCancel: () => {
+            cancelled = true;
+            lease?.release();
+          },
         }),
       sendStatus: (status, proceed) => {
         lease?.release();

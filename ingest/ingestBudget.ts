@@ -15,6 +15,12 @@ export type IngestBudget = {
   open(): IngestLease;
   /** Open, grow to `bytes` and claim a slot at once (gRPC, whose message grpc-js has already read); null when refused. */
   tryAcquire(bytes: number): IngestLease | null;
+  /**
+   * Resolves when a request arriving now should go on to `open`/`tryAcquire`: at once, or once a
+   * budget that holds requests back for a while (the projection lag gate) lets it through or gives
+   * up on it (then `open` refuses it). Called before a byte of the body is read.
+   */
+  whenOpen?(): Promise<void>;
   /** Seconds a refused client is told to wait. */
   readonly retryAfterSeconds: number;
   inFlight(): { readonly requests: number; readonly bytes: number };

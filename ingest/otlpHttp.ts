@@ -83,6 +83,9 @@ export const createOtlpHttpMiddleware = <P = unknown>(options: OtlpHttpOptions<P
     if (declared !== undefined && declared > max) throw bodyTooLarge(max);
     if (ctx.req.readableEnded) throw new Error('the OTLP request body was already consumed: mount the OTLP route before any body parser');
 
+    // Held before a byte of the body is read while the read models catch up (lagGate.ts): the
+    // exporter waits instead of sending its body twice.
+    await options.budget.whenOpen?.();
     // Bytes are reserved as they arrive (inflated ones for a compressed body), never up front on
     // the word of Content-Length; the request slot only once the whole body is here.
     const lease = options.budget.open();

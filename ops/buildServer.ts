@@ -141,6 +141,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         maxLagSeconds: config.http.otlpMaxProjectionLagSeconds,
         lagSeconds: lag.runningLagSeconds,
         onRefused: () => metrics.ingestRefused('projection_lag'),
+        onHeld: () => metrics.ingestHeld('projection_lag'),
         onChange: (closed, seconds) =>
           closed
             ? logger.warn(

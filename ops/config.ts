@@ -126,7 +126,7 @@ export const DEFAULTS = Object.freeze({
   otlpMaxInFlightBytes: 256 * 1024 * 1024,
   otlpBodyTimeoutSeconds: 60,
   otlpMinBodyBytesPerSecond: 16 * 1024,
-  otlpMaxProjectionLagSeconds: 30,
+  otlpMaxProjectionLagSeconds: 4,
   defaultAdminInitialPassword: 'admin',
   bruteForceMaxAttempts: 5,
   accessTokenExpiryMinutes: 10,

@@ -38,9 +38,25 @@ export const lagAfter = async (db: CommonQueryMethods, position: Position): Prom
   return { events: row.n, seconds: row.n === 0 ? 0 : Math.max(0, row.oldest ?? 0) };
 };
 
+/**
+ * How often the lag is sampled. The ingest gate acts on the latest sample: sampled once a second,
+ * a small bound left the projection without work between a refusal and the next sample (3 s bound:
+ * 11 % fewer visible spans/s than every 250 ms, BENCHMARKS.md §12).
+ */
+export const DEFAULT_LAG_SAMPLE_MS = 250;
+const DEEP_BACKLOG_EVENTS = 10_000;
+const DEEP_BACKLOG_SAMPLE_MS = 1000;
+
 /** Pending events from which a read model counts as busy for measuring its rate. */
 const BUSY_BACKLOG = 10;
 const RATE_WINDOW_MS = 5000;
+/**
+ * The first rate is taken over a shorter window: until one is known the gate sees only the age of
+ * the oldest pending event, and a burst from idle queued twice the bound's worth of work before
+ * that age reached it (BENCHMARKS.md §13). A pause read as a slow rate then only closes ingest
+ * early for a few seconds, until the 5-second windows take over.
+ */
+const FIRST_RATE_WINDOW_MS = 1000;
 
 /** Events after `from` up to and including `to`: what a read model applied between two samples. */
 const appliedBetween = async (db: CommonQueryMethods, from: Position, to: Position): Promise<number> =>
@@ -67,7 +83,7 @@ export type LagMonitor = {
 };
 
 /**
- * Samples each read model's lag in this process every `intervalMs`, so that /metrics, /readyz
+ * Samples each read model's lag in this process every `intervalMs` (every second on a deep backlog), so that /metrics, /readyz
  * and the ingest gate read a number instead of querying the log on every request. Read models at
  * the same checkpoint (the usual case: they advance together) share one query.
  */
@@ -94,7 +110,7 @@ export const createLagMonitor = (options: {
       let rate = before?.rate ?? null;
       // Rates over windows of a few seconds: per one-second sample, a pause of the runner (a large
       // batch committing, a lock) reads as a collapse of its rate and would close ingest for nothing.
-      if (before && now - before.at < RATE_WINDOW_MS) {
+      if (before && now - before.at < (rate === null ? FIRST_RATE_WINDOW_MS : RATE_WINDOW_MS)) {
         const drainSeconds = rate && rate > 0 ? lag.events / rate : 0;
         lags.push({ name: state.name, ...lag, drainSeconds, stopped: state.stop !== null });
         continue;
@@ -119,14 +135,33 @@ export const createLagMonitor = (options: {
     });
     return sampling;
   };
-  const timer = setInterval(() => {
-    sample().catch((error: unknown) => options.onError?.(error));
-  }, options.intervalMs ?? 1000);
-  timer.unref();
+  const intervalMs = options.intervalMs ?? DEFAULT_LAG_SAMPLE_MS;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const next = (afterMs: number) => {
+    if (stopped) return;
+    timer = setTimeout(async () => {
+      const lags = await sample().catch((error: unknown) => {
+        options.onError?.(error);
+        return [];
+      });
+      // Counting a deep backlog costs an index scan of up to LAG_COUNT_LIMIT entries: then once a
+      // second is enough (the gate is closed anyway). Not spaced by how long a sample took: under
+      // load that is mostly waiting for the event loop or a connection, and a gate reading a sample
+      // a second old admitted a backlog twice its bound (BENCHMARKS.md §13).
+      const deep = lags.some((l) => l.events >= DEEP_BACKLOG_EVENTS);
+      next(deep ? Math.max(intervalMs, DEEP_BACKLOG_SAMPLE_MS) : intervalMs);
+    }, afterMs);
+    timer.unref();
+  };
+  next(intervalMs);
   return {
     current: () => latest,
     runningLagSeconds: () => latest.reduce((max, l) => (l.stopped ? max : Math.max(max, l.seconds, l.drainSeconds)), 0),
     sample,
-    stop: () => clearInterval(timer),
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
   };
 };

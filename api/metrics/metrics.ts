@@ -13,6 +13,8 @@ export type Metrics = {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   /** Counts an export refused before it was stored, e.g. `projection_lag`, `in_flight_budget`. */
   ingestRefused(reason: string): void;
+  /** Counts an export held back until the read models caught up (or refused after waiting), by reason. */
+  ingestHeld(reason: string): void;
   /** Accepted spans and requests, per transport, after the sink made them durable. */
   instrumentSink<P>(sink: SpanSink<P>): SpanSink<P>;
   /** Every append's latency, per type of its first event. */
@@ -47,6 +49,12 @@ export const createMetrics = (): Metrics => {
   const refused = new Counter({
     name: 'loupe_ingest_refused_requests_total',
     help: 'OTLP export requests refused with 503/RESOURCE_EXHAUSTED before anything was stored, by reason',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const held = new Counter({
+    name: 'loupe_ingest_held_requests_total',
+    help: 'OTLP export requests held back before their body was read until the read models caught up, by reason',
     labelNames: ['reason'] as const,
     registers,
   });
@@ -99,6 +107,7 @@ export const createMetrics = (): Metrics => {
     registry,
     httpDuration,
     ingestRefused: (reason) => refused.inc({ reason }),
+    ingestHeld: (reason) => held.inc({ reason }),
     instrumentSink: (sink) => async (batches, context) => {
       await sink(batches, context);
       acceptedRequests.inc({ transport: context.transport });

@@ -7,6 +7,7 @@ import { ATTRIBUTE_INDEX_MAX_VALUE_BYTES } from '../../projections/tracing/attri
 import { SPAN_COLUMNS } from '../../projections/tracing/renderSpan.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes } from '../../domain/tracing/renderAttributes.ts';
+import { machineBusySeconds } from './cpuUsage.ts';
 import type { GeneratedSpan } from './spanGenerator.ts';
 
 /**
@@ -82,11 +83,19 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
 const createScratch = `DROP TABLE IF EXISTS ${SCRATCH_TABLE}; CREATE TABLE ${SCRATCH_TABLE} (LIKE spans INCLUDING ALL)`;
 const copySql = `COPY ${SCRATCH_TABLE} (${SPAN_COLUMNS.join(', ')}) FROM STDIN`;
 
-export type CopyResult = { readonly rows: number; readonly seconds: number; readonly rowsPerSecond: number };
+export type CopyResult = {
+  readonly rows: number;
+  readonly seconds: number;
+  readonly rowsPerSecond: number;
+  /** Busy CPU of the whole machine while copying (all processes; run on a quiet machine). */
+  readonly machineCpuSeconds: number;
+};
 
-const result = (rows: number, started: number): CopyResult => {
-  const seconds = (performance.now() - started) / 1000;
-  return { rows, seconds, rowsPerSecond: rows / seconds };
+const startClock = () => ({ at: performance.now(), busy: machineBusySeconds() });
+
+const result = (rows: number, started: ReturnType<typeof startClock>): CopyResult => {
+  const seconds = (performance.now() - started.at) / 1000;
+  return { rows, seconds, rowsPerSecond: rows / seconds, machineCpuSeconds: machineBusySeconds() - started.busy };
 };
 
 const copyOnce = (client: pg.Client, chunks: readonly string[]) =>
@@ -124,7 +133,7 @@ export const copyIntoPostgres = async (
   try {
     await clients[0]!.query(createScratch);
     await clients[0]!.query('CHECKPOINT');
-    const started = performance.now();
+    const started = startClock();
     if (options.perChunk) {
       let next = 0;
       await Promise.all(
@@ -150,7 +159,7 @@ export const copyIntoPglite = async (db: PGlite, chunks: readonly string[], rows
   await db.exec(createScratch);
   await db.exec('CHECKPOINT');
   try {
-    const started = performance.now();
+    const started = startClock();
     for (const chunk of chunks) {
       await db.query(`COPY ${SCRATCH_TABLE} (${SPAN_COLUMNS.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([chunk]) });
     }

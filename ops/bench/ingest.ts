@@ -36,6 +36,7 @@ import { rebuildProjection } from '../../projections/rebuildProjection.ts';
 import { tracingProjection } from '../../projections/tracing/tracingProjection.ts';
 import { openDatabase, type Database } from '../database/openDatabase.ts';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
+import { appendAgain, spanEventsOf, type AppendResult } from './appendBaseline.ts';
 import { copyChunks, copyIntoPglite, copyIntoPostgres, type CopyResult } from './copyBaseline.ts';
 import {
   machineBusySeconds,
@@ -103,6 +104,8 @@ type IngestResult = {
   eventsBytes: number | null;
   spansBytes: number | null;
   copy: { label: string; result: CopyResult }[];
+  /** The run's SpansIngested events appended again, nothing else (appendBaseline.ts). */
+  append: AppendResult;
   replay: ReplayResult | null;
 };
 
@@ -133,6 +136,33 @@ const replayTracing = async (
   const stored = Number(await database.pool.oneFirst(sql.unsafe`SELECT count(*) FROM spans`));
   if (stored !== spans) throw new Error(`the replay left ${stored} spans, expected ${spans}`);
   return { spans, seconds, spansPerSecond: spans / seconds, nodeCpuSeconds: (cpu.user + cpu.system) / 1e6, postgresCpuSeconds };
+};
+
+/** The append baseline on a quiet machine, then `close` (which differs: PGlite must stay open for the COPY baseline). */
+const measureAppend = async (database: Database, streams: number, close: (d: Database) => Promise<void>): Promise<AppendResult> => {
+  try {
+    const { events, spans } = await spanEventsOf(database);
+    await waitForQuietMachine(60_000, 0.25, cores);
+    log(`appending the run's ${events.length} span events again, ${streams} appender(s), nothing else`);
+    return await appendAgain(database, events, spans, streams);
+  } finally {
+    await close(database);
+  }
+};
+
+/**
+ * The highest visible rate any projection could reach here: every visible span was appended to the
+ * log once and written as a read-model row once, so it costs at least the append baseline's CPU per
+ * span plus the cheapest COPY baseline's per row, and the machine has `cores` of CPU per second
+ * (PGlite: one thread, so wall time). Decoding, reading the log back, traces and sessions are
+ * left out, so the real bound is lower.
+ */
+const ceiling = (r: IngestResult): { perSecond: number; target: CopyResult } => {
+  const cost = (seconds: number, cpu: number, n: number) => (r.backend === 'pglite' ? seconds : cpu / cores) / n;
+  const copyPerRow = Math.min(...r.copy.map(({ result: c }) => cost(c.seconds, c.machineCpuSeconds, c.rows)));
+  const perSpan = cost(r.append.seconds, r.append.machineCpuSeconds, r.append.spans) + copyPerRow;
+  // The issue's target compares with the last COPY baseline (Postgres: 4 streams; PGlite: the only one).
+  return { perSecond: 1 / perSpan, target: r.copy.at(-1)!.result };
 };
 
 const onGiveUp: Array<() => void> = [];
@@ -234,6 +264,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     let eventsBytes: number | null = null;
     let spansBytes: number | null = null;
     let replay: ReplayResult | null = null;
+    let append: AppendResult | undefined;
     if (scratch) {
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();
@@ -258,6 +289,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
         }
       }
       await client.end();
+      append = await measureAppend(await openDatabase({ url: scratch.url, maximumPoolSize: concurrency + 1 }), concurrency, (d) => d.close());
       await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, one stream`);
       copy.push({
@@ -288,6 +320,8 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
           // Not database.close(): that would close PGlite, which the COPY baseline still needs.
           replay = await replayTracing(database, total, null).finally(() => database.pool.end());
         }
+        // Not database.close(): that would close PGlite, which the COPY baseline still needs.
+        append = await measureAppend(await openDatabase({ pglite: db, description: 'bench' }), 1, (d) => d.pool.end());
         await waitForQuietMachine(60_000, 0.25, cores);
         log(`${backend}: COPY baseline, one COPY FROM '/dev/blob' per ${batchSize}-row batch`);
         copy.push({ label: `COPY FROM '/dev/blob', one per ${batchSize} rows`, result: await copyIntoPglite(db, chunks, all.length) });
@@ -296,6 +330,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       }
     }
     if (rowsInReadModel !== total) throw new Error(`the spans table holds ${rowsInReadModel} rows, expected ${total}`);
+    if (!append) throw new Error('the append baseline did not run');
     return {
       backend,
       spans: spanCount,
@@ -320,6 +355,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       eventsBytes,
       spansBytes,
       copy,
+      append,
       replay,
     };
   } catch (error) {
@@ -352,6 +388,17 @@ const report = (r: IngestResult): string => {
       `  raw ${label}: ${fmt(result.rowsPerSecond)} rows/s (${result.seconds.toFixed(1)} s)  →  ratio acknowledged ${(r.ackedPerSecond / result.rowsPerSecond).toFixed(2)}, visible ${(r.visiblePerSecond / result.rowsPerSecond).toFixed(2)}`,
     );
   }
+  const { append } = r;
+  lines.push(
+    `  log append alone (the run's ${fmt(append.events)} span events again, ${r.backend === 'pglite' ? 'one session' : `${r.concurrency} appenders`}): ${fmt(append.spansPerSecond)} spans/s (${append.seconds.toFixed(1)} s), machine CPU ${((append.machineCpuSeconds / append.spans) * 1e6).toFixed(0)} µs per span`,
+  );
+  for (const { label, result } of r.copy) {
+    lines.push(`  machine CPU of raw ${label}: ${((result.machineCpuSeconds / result.rows) * 1e6).toFixed(0)} µs per row`);
+  }
+  const best = ceiling(r);
+  lines.push(
+    `  ceiling for visible (log append + the cheapest COPY per row, ${r.backend === 'pglite' ? 'on one thread' : `on all ${cores} cores`}, nothing else): ${fmt(best.perSecond)} spans/s  →  ${(best.perSecond / best.target.rowsPerSecond).toFixed(2)} × the last COPY baseline's rate; visible reached ${(r.visiblePerSecond / best.perSecond).toFixed(2)} of the ceiling`,
+  );
   if (r.replay) {
     const { spansPerSecond, seconds, nodeCpuSeconds, postgresCpuSeconds } = r.replay;
     const cpu = nodeCpuSeconds + (postgresCpuSeconds ?? 0);

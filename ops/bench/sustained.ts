@@ -3,22 +3,25 @@
  *
  * Starts `loupe serve` as a child process on a fresh database and keeps 4 senders exporting
  * OTLP/protobuf batches of realistic spans (ops/bench/spanGenerator.ts) as fast as the server
- * accepts them for the whole duration; 503s are retried after their Retry-After. Every 5 s it
- * reads the server's /metrics (tracing projection lag, refusals, accepted spans) and its VmRSS,
- * then prints the largest lag, memory at minute 1 against the end, and the accepted rate.
+ * accepts them for the whole duration; 503s are retried after their Retry-After. Every 250 ms (the
+ * server's own lag sampling interval) it reads the server's /metrics (tracing projection lag,
+ * held and refused exports, accepted spans) and its VmRSS, logging every 5 s, then prints the
+ * largest lag, memory at minute 1 against the end, and the accepted rate.
  *
  *   --backend postgres|pglite        (default postgres)
  *   --minutes N                      (default 5)
- *   --max-lag SECONDS                SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS for the server (default 30)
+ *   --max-lag SECONDS                SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS for the server (default: the server's, 3)
  *   --concurrency N                  (default 4)
  *   --batch N                        spans per request (default 512)
  *   --pg-url URL                     server for the scratch database
+ *   --json FILE                      also write the result and every sample as JSON
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULTS } from '../config.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
 import { sendBatches } from './senders.ts';
@@ -29,10 +32,11 @@ const { values: args } = parseArgs({
   options: {
     backend: { type: 'string', default: 'postgres' },
     minutes: { type: 'string', default: '5' },
-    'max-lag': { type: 'string', default: '30' },
+    'max-lag': { type: 'string', default: String(DEFAULTS.otlpMaxProjectionLagSeconds) },
     concurrency: { type: 'string', default: '4' },
     batch: { type: 'string', default: '512' },
     'pg-url': { type: 'string', default: DEFAULT_PG_URL },
+    json: { type: 'string' },
   },
 });
 
@@ -47,7 +51,13 @@ type Sample = {
   readonly drainSeconds: number;
   readonly rssMb: number;
   readonly refused: number;
+  readonly held: number;
   readonly accepted: number;
+};
+
+const quantile = (values: readonly number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * q))] ?? 0;
 };
 
 const durationMs = Number(args.minutes) * 60_000;
@@ -73,14 +83,16 @@ try {
       drainSeconds: metric(text, 'loupe_projection_drain_seconds', '{projection="tracing"}'),
       rssMb: rssMb(server.pid),
       refused: metric(text, 'loupe_ingest_refused_requests_total', '{reason="projection_lag"}'),
+      held: metric(text, 'loupe_ingest_held_requests_total', '{reason="projection_lag"}'),
       accepted: metric(text, 'loupe_ingest_accepted_spans_total', '{transport="http"}'),
     };
     samples.push(s);
+    if (samples.length % 20 !== 1) return;
     log(
-      `${s.t.toFixed(0)} s: lag ${s.lagSeconds.toFixed(1)} s / ${s.lagEvents} events (drain ${s.drainSeconds.toFixed(1)} s), RSS ${s.rssMb.toFixed(0)} MB, accepted ${s.accepted}, refused (lag) ${s.refused}`,
+      `${s.t.toFixed(0)} s: lag ${s.lagSeconds.toFixed(1)} s / ${s.lagEvents} events (drain ${s.drainSeconds.toFixed(1)} s), RSS ${s.rssMb.toFixed(0)} MB, accepted ${s.accepted}, held (lag) ${s.held}, refused (lag) ${s.refused}`,
     );
   };
-  const timer = setInterval(() => void sample().catch((e: unknown) => log(`sample failed: ${e}`)), 5000);
+  const timer = setInterval(() => void sample().catch((e: unknown) => log(`sample failed: ${e}`)), 250);
   log(`${args.backend}: sending for ${args.minutes} min from ${args.concurrency} senders (bound ${args['max-lag']} s)`);
   const stats = await sendBatches({
     url: `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`,
@@ -101,15 +113,22 @@ try {
     boundSeconds: Number(args['max-lag']),
     acceptedSpansPerSecond: Math.round(last.accepted / last.t),
     maxLagSeconds: Math.max(...samples.map((s) => s.lagSeconds)),
+    maxDrainSeconds: Math.max(...samples.map((s) => s.drainSeconds)),
     maxLagSecondsAfterMinute1: afterFirstMinute.length ? Math.max(...afterFirstMinute.map((s) => s.lagSeconds)) : null,
+    lagSecondsP50: quantile(samples.map((s) => s.lagSeconds), 0.5),
+    lagSecondsP99: quantile(samples.map((s) => s.lagSeconds), 0.99),
+    samplesAboveBound: samples.filter((s) => s.lagSeconds > Number(args['max-lag'])).length,
+    samples: samples.length,
     rssMbAtMinute1: Math.round(at(60).rssMb),
     rssMbAtEnd: Math.round(last.rssMb),
     rssMbMax: Math.round(Math.max(...samples.map((s) => s.rssMb))),
     busyAnswers: stats.busy,
     refusedForLag: last.refused,
+    heldForLag: last.held,
     failures: Object.fromEntries(stats.failures),
   };
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (args.json) await writeFile(args.json, JSON.stringify({ result, samples }, null, 2));
 } finally {
   await server.stop();
   await scratch?.drop();

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rawTraceService } from '../../ingest/grpcServer.ts';
 import { createIngestBudget } from '../../ingest/ingestBudget.ts';
-import { gateBudgetOnLag } from '../../ingest/lagGate.ts';
+import { closingLag, gateBudgetOnLag, MAX_HELD } from '../../ingest/lagGate.ts';
 import { startTestServer, type TestServer } from '../support/testServer.ts';
 import { otlpTypesForTests as otlp } from './sampleSpans.ts';
 
@@ -128,6 +128,35 @@ test('tracing held back past the bound → 503 + Retry-After and RESOURCE_EXHAUS
   }
 });
 
+test('an export arriving while the read models trail is held before its body is read, and accepted once they catch up', async () => {
+  const server = await startTestServer({ env: { SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS: '1' } });
+  try {
+    // Given the tracing read model trails past the bound
+    await server.runner.stop();
+    assert.is((await postSpan(server)).status, 200);
+    await until('the tracing lag to pass 1 s', async () => {
+      const tracing = (await readiness(server)).projections.find((p) => p.name === 'tracing');
+      return tracing && tracing.seconds > 1.2 ? tracing : null;
+    });
+
+    // When an export arrives, and the read models catch up while it waits
+    const started = Date.now();
+    const answer = postSpan(server);
+    await new Promise((r) => setTimeout(r, 300));
+    await server.runner.start();
+
+    // Then it is answered 200 (held, not refused), after it waited
+    const response = await answer;
+    assert.is(response.status, 200);
+    assert.ok(Date.now() - started >= 300, 'it waited for the read models');
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    assert.match(metrics, /loupe_ingest_held_requests_total\{reason="projection_lag"\} 1/);
+    assert.not.match(metrics, /loupe_ingest_refused_requests_total\{reason="projection_lag"\}/);
+  } finally {
+    await server.close();
+  }
+});
+
 test('with auth on, /metrics needs a credential like any read route', async () => {
   const server = await startTestServer({ env: { SERVICE_ENABLE_AUTH: 'true', SERVICE_SECRET: 'metrics-test-secret-0123456789abcdef' } });
   try {
@@ -183,6 +212,57 @@ test('the gate: a lease opened while the lag is past the bound can neither grow 
 
   const off = gateBudgetOnLag(budget, { maxLagSeconds: 0, lagSeconds: () => 1e9 });
   assert.ok(off.open().claimSlot());
+});
+
+const settled = async (promise: Promise<void>, ms = 80): Promise<boolean> =>
+  Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+
+test('held requests: straight on when the gate is open; otherwise they wait, go on oldest first once it opens', async () => {
+  let lag = 0;
+  const order: string[] = [];
+  let heldCount = 0;
+  const budget = createIngestBudget({ maxInFlightRequests: 4, maxInFlightBytes: 1 << 20, retryAfterSeconds: 1 });
+  const gated = gateBudgetOnLag(budget, { maxLagSeconds: 20, lagSeconds: () => lag, holdMs: 5000, onHeld: () => heldCount++ });
+  assert.ok(await settled(gated.whenOpen!(), 5), 'open, nobody waiting: at once');
+  assert.is(heldCount, 0);
+
+  lag = 25;
+  const first = gated.whenOpen!().then(() => void order.push('first'));
+  const second = gated.whenOpen!().then(() => void order.push('second'));
+  assert.not.ok(await settled(Promise.all([first, second]).then(() => undefined)), 'closed: both wait');
+  assert.is(heldCount, 2);
+
+  lag = 3;
+  await Promise.all([first, second]);
+  assert.equal(order, ['first', 'second']);
+  const lease = gated.open();
+  assert.ok(lease.grow(10) && lease.claimSlot(), 'a request let through is admitted');
+  lease.release();
+});
+
+test('held requests: past the hold they go on and are refused; past MAX_HELD waiting, at once', async () => {
+  const lag = 25;
+  let refusals = 0;
+  const budget = createIngestBudget({ maxInFlightRequests: 4, maxInFlightBytes: 1 << 20, retryAfterSeconds: 1 });
+  const gated = gateBudgetOnLag(budget, { maxLagSeconds: 20, lagSeconds: () => lag, holdMs: 150, onRefused: () => refusals++ });
+  const waiting = Array.from({ length: MAX_HELD }, () => gated.whenOpen!());
+  assert.ok(await settled(gated.whenOpen!(), 20), 'one more than MAX_HELD goes on at once');
+  assert.not.ok(await settled(waiting[0]!, 50), 'the first MAX_HELD wait');
+  await Promise.all(waiting);
+  const late = gated.open();
+  assert.not.ok(late.claimSlot(), 'still closed after the hold: refused');
+  assert.is(refusals, 1);
+  late.release();
+
+  const noHold = gateBudgetOnLag(budget, { maxLagSeconds: 20, lagSeconds: () => lag, holdMs: 0 });
+  assert.ok(await settled(noHold.whenOpen!(), 5), 'holdMs 0: refused at once');
+});
+
+test('the gate closes at 85 % of the bound, or two seconds before it when that is earlier, but not before half of it', () => {
+  assert.is(closingLag(30), 25.5);
+  assert.is(closingLag(5), 3);
+  assert.is(closingLag(3), 1.5);
+  assert.is(closingLag(1), 0.5);
 });
 
 test.run();

@@ -27,7 +27,7 @@ test('given no variables, then every default applies', () => {
     otlpMaxInFlightBytes: 256 * 1024 * 1024,
     otlpBodyTimeoutSeconds: 60,
     otlpMinBodyBytesPerSecond: 16 * 1024,
-    otlpMaxProjectionLagSeconds: 30,
+    otlpMaxProjectionLagSeconds: 4,
   });
   assert.equal(config.database, {
     workingDir: '/home/someone/.loupe',
