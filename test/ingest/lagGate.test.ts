@@ -139,18 +139,21 @@ test('an export arriving while the read models trail is held before its body is 
       return tracing && tracing.seconds > 1.2 ? tracing : null;
     });
 
-    // When an export arrives, and the read models catch up while it waits
+    // When exports arrive over both transports, and the read models catch up while they wait
     const started = Date.now();
     const answer = postSpan(server);
+    const grpcAnswer = grpcExport(server);
     await new Promise((r) => setTimeout(r, 300));
     await server.runner.start();
 
-    // Then it is answered 200 (held, not refused), after it waited
+    // Then both are accepted (held, not refused), after they waited
     const response = await answer;
     assert.is(response.status, 200);
-    assert.ok(Date.now() - started >= 300, 'it waited for the read models');
+    assert.is(await grpcAnswer, null);
+    assert.ok(Date.now() - started >= 300, 'they waited for the read models');
     const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
-    assert.match(metrics, /loupe_ingest_held_requests_total\{reason="projection_lag"\} 1/);
+    assert.match(metrics, /loupe_ingest_held_requests_total\{reason="projection_lag"\} 2/);
+    assert.match(metrics, /loupe_ingest_accepted_spans_total\{transport="grpc"\} 1/);
     assert.not.match(metrics, /loupe_ingest_refused_requests_total\{reason="projection_lag"\}/);
   } finally {
     await server.close();
