@@ -18,6 +18,7 @@ import { startOtlpGrpcServer } from '../ingest/grpcServer.ts';
 import { createIngestBudget } from '../ingest/ingestBudget.ts';
 import { countBudgetRefusals } from '../ingest/countBudgetRefusals.ts';
 import { gateBudgetOnLag } from '../ingest/lagGate.ts';
+import { logGateChanges } from '../ingest/lagGateLog.ts';
 import { createLagMonitor } from '../projections/projectionLag.ts';
 import { createExportDecoder } from '../ingest/exportDecoder.ts';
 import type { SpanSink } from '../ingest/spanSink.ts';
@@ -142,13 +143,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         lagSeconds: lag.runningLagSeconds,
         onRefused: () => metrics.ingestRefused('projection_lag'),
         onHeld: () => metrics.ingestHeld('projection_lag'),
-        onChange: (closed, seconds) =>
-          closed
-            ? logger.warn(
-                { lagSeconds: seconds },
-                `projections trail ingest by ${Math.round(seconds)} s: refusing exports until they catch up (SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS)`,
-              )
-            : logger.info({ lagSeconds: seconds }, 'projections caught up: accepting exports again'),
+        onChange: logGateChanges(logger),
       },
     );
     // One decoding thread: with the main thread that makes two busy cores, what small hosts have.

@@ -66,6 +66,7 @@ export const appendAgain = async (
   const seconds = (performance.now() - started) / 1000;
   const machineCpuSeconds = machineBusySeconds() - machineBefore;
   const after = await database.pool.oneFirst(sql.unsafe`SELECT count(*)::int FROM events`);
-  if (Number(after) - Number(before) !== events.length) throw new Error(`append baseline stored ${Number(after) - Number(before)} events, expected ${events.length}`);
+  if (Number(after) - Number(before) !== events.length)
+    throw new Error(`append baseline stored ${Number(after) - Number(before)} events, expected ${events.length}`);
   return { spans, events: events.length, seconds, spansPerSecond: spans / seconds, machineCpuSeconds };
 };

@@ -5,7 +5,9 @@
  * Postgres database), sends realistic OpenInference spans as OTLP/protobuf batches from concurrent
  * senders, and measures spans/s acknowledged and spans/s visible through REST. In the same run it
  * COPYs the same span rows into a scratch table shaped like the spans read model on the same
- * database, and prints both numbers and the ratio. Then, with the server stopped, it replays the
+ * database, and prints both numbers and the ratio. It also appends the run's own span events to the
+ * log again with nothing else running (appendBaseline.ts) and prints the ceiling those two
+ * baselines put on any projection here (`ceiling` below). Then, with the server stopped, it replays the
  * tracing read model over the same log (`rebuildProjection`, the path a rebuild and the live
  * runner share) and reports the projection's own rate and CPU, which a busy machine disturbs less
  * than the rates above (issue 14 item 1, BENCHMARKS.md §9).
@@ -289,7 +291,9 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
         }
       }
       await client.end();
-      append = await measureAppend(await openDatabase({ url: scratch.url, maximumPoolSize: concurrency + 1 }), concurrency, (d) => d.close());
+      append = await measureAppend(await openDatabase({ url: scratch.url, maximumPoolSize: concurrency + 1 }), concurrency, (d) =>
+        d.close(),
+      );
       await waitForQuietMachine(60_000, 0.25, cores);
       log(`${backend}: COPY baseline, one stream`);
       copy.push({
@@ -379,7 +383,7 @@ const report = (r: IngestResult): string => {
   const lines = [
     `== ${r.backend}: ${fmt(r.spans)} spans, ${r.batches} OTLP/protobuf requests of ${r.batchSize} (${(r.requestBytes / r.spans).toFixed(0)} B/span), ${r.concurrency} senders`,
     `  acknowledged: ${fmt(r.ackedPerSecond)} spans/s (${r.ackSeconds.toFixed(1)} s; request time p50 ${fmt(r.ackLatencyMs.p50)} ms, p95 ${fmt(r.ackLatencyMs.p95)} ms; ${r.busyAnswers} × 503)`,
-    `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s); spans table rows: ${fmt(r.rowsInReadModel)}`,
+    `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s; visible / acknowledged ${(r.visiblePerSecond / r.ackedPerSecond).toFixed(2)}); spans table rows: ${fmt(r.rowsInReadModel)}`,
     `  CPU until visible: machine ${r.machineCpuSeconds.toFixed(1)} of ${(cores * r.visibleSeconds).toFixed(1)} CPU-s (${cores} cores × ${r.visibleSeconds.toFixed(1)} s): server process ${r.serverCpuSeconds.toFixed(1)}, ${r.postgresCpuSeconds === null ? '' : `Postgres backends ${r.postgresCpuSeconds.toFixed(1)}, `}bench client ${r.benchCpuSeconds.toFixed(1)}, everything else ${(r.machineCpuSeconds - r.serverCpuSeconds - r.benchCpuSeconds - (r.postgresCpuSeconds ?? 0)).toFixed(1)}`,
     `  sizes: events ${((r.eventsBytes ?? 0) / 1e6).toFixed(0)} MB, spans ${((r.spansBytes ?? 0) / 1e6).toFixed(0)} MB; server peak RSS ${((r.serverPeakRssBytes ?? 0) / 1e6).toFixed(0)} MB during the run (${((r.serverStartPeakRssBytes ?? 0) / 1e6).toFixed(0)} MB while starting)`,
   ];

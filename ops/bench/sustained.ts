@@ -115,8 +115,14 @@ try {
     maxLagSeconds: Math.max(...samples.map((s) => s.lagSeconds)),
     maxDrainSeconds: Math.max(...samples.map((s) => s.drainSeconds)),
     maxLagSecondsAfterMinute1: afterFirstMinute.length ? Math.max(...afterFirstMinute.map((s) => s.lagSeconds)) : null,
-    lagSecondsP50: quantile(samples.map((s) => s.lagSeconds), 0.5),
-    lagSecondsP99: quantile(samples.map((s) => s.lagSeconds), 0.99),
+    lagSecondsP50: quantile(
+      samples.map((s) => s.lagSeconds),
+      0.5,
+    ),
+    lagSecondsP99: quantile(
+      samples.map((s) => s.lagSeconds),
+      0.99,
+    ),
     samplesAboveBound: samples.filter((s) => s.lagSeconds > Number(args['max-lag'])).length,
     samples: samples.length,
     rssMbAtMinute1: Math.round(at(60).rssMb),
