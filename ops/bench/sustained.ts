@@ -50,6 +50,8 @@ type Sample = {
   readonly lagEvents: number;
   readonly drainSeconds: number;
   readonly rssMb: number;
+  /** V8's used heap as the server reports it (prom-client's nodejs_heap_size_used_bytes). */
+  readonly heapUsedMb: number;
   readonly refused: number;
   readonly held: number;
   readonly accepted: number;
@@ -58,6 +60,17 @@ type Sample = {
 const quantile = (values: readonly number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * q))] ?? 0;
+};
+
+const minuteMeans = (samples: readonly Sample[], value: (s: Sample) => number): number[] => {
+  const sums: { n: number; total: number }[] = [];
+  for (const s of samples) {
+    const minute = Math.floor(s.t / 60);
+    sums[minute] ??= { n: 0, total: 0 };
+    sums[minute].n++;
+    sums[minute].total += value(s);
+  }
+  return [...sums].map((m) => (m ? Math.round(m.total / m.n) : Number.NaN));
 };
 
 const durationMs = Number(args.minutes) * 60_000;
@@ -82,6 +95,7 @@ try {
       lagEvents: metric(text, 'loupe_projection_lag_events', '{projection="tracing"}'),
       drainSeconds: metric(text, 'loupe_projection_drain_seconds', '{projection="tracing"}'),
       rssMb: rssMb(server.pid),
+      heapUsedMb: metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
       refused: metric(text, 'loupe_ingest_refused_requests_total', '{reason="projection_lag"}'),
       held: metric(text, 'loupe_ingest_held_requests_total', '{reason="projection_lag"}'),
       accepted: metric(text, 'loupe_ingest_accepted_spans_total', '{transport="http"}'),
@@ -128,6 +142,9 @@ try {
     rssMbAtMinute1: Math.round(at(60).rssMb),
     rssMbAtEnd: Math.round(last.rssMb),
     rssMbMax: Math.round(Math.max(...samples.map((s) => s.rssMb))),
+    // Per-minute means: single samples move by ±25 MB with every GC.
+    rssMbMeanPerMinute: minuteMeans(samples, (s) => s.rssMb),
+    heapUsedMbMeanPerMinute: minuteMeans(samples, (s) => s.heapUsedMb),
     busyAnswers: stats.busy,
     refusedForLag: last.refused,
     heldForLag: last.held,
