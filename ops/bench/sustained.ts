@@ -52,6 +52,8 @@ type Sample = {
   readonly rssMb: number;
   /** V8's used heap as the server reports it (prom-client's nodejs_heap_size_used_bytes). */
   readonly heapUsedMb: number;
+  /** Memory outside V8's heap that V8 knows of: Buffers, ArrayBuffers (nodejs_external_memory_bytes). */
+  readonly externalMb: number;
   readonly refused: number;
   readonly held: number;
   readonly accepted: number;
@@ -96,6 +98,7 @@ try {
       drainSeconds: metric(text, 'loupe_projection_drain_seconds', '{projection="tracing"}'),
       rssMb: rssMb(server.pid),
       heapUsedMb: metric(text, 'nodejs_heap_size_used_bytes') / 2 ** 20,
+      externalMb: metric(text, 'nodejs_external_memory_bytes') / 2 ** 20,
       refused: metric(text, 'loupe_ingest_refused_requests_total', '{reason="projection_lag"}'),
       held: metric(text, 'loupe_ingest_held_requests_total', '{reason="projection_lag"}'),
       accepted: metric(text, 'loupe_ingest_accepted_spans_total', '{transport="http"}'),
@@ -145,6 +148,7 @@ try {
     // Per-minute means: single samples move by ±25 MB with every GC.
     rssMbMeanPerMinute: minuteMeans(samples, (s) => s.rssMb),
     heapUsedMbMeanPerMinute: minuteMeans(samples, (s) => s.heapUsedMb),
+    externalMbMeanPerMinute: minuteMeans(samples, (s) => s.externalMb),
     busyAnswers: stats.busy,
     refusedForLag: last.refused,
     heldForLag: last.held,
