@@ -83,8 +83,9 @@ export type LagMonitor = {
 };
 
 /**
- * Samples each read model's lag in this process every `intervalMs` (every second on a deep backlog), so that /metrics, /readyz
- * and the ingest gate read a number instead of querying the log on every request. Read models at
+ * Samples each read model's lag in this process every `intervalMs` (every second on a deep
+ * backlog), so that /metrics, /readyz and the ingest gate read a number instead of querying the log
+ * on every request. Read models at
  * the same checkpoint (the usual case: they advance together) share one query.
  */
 export const createLagMonitor = (options: {

@@ -28,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
 import { startServerProcess, passedOnEnvironment } from './serverProcess.ts';
+import { percentile } from './percentile.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,11 +51,6 @@ const statusMb = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
   } catch {
     return Number.NaN;
   }
-};
-
-const percentile = (values: readonly number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
 const words = 'the of and to in is was for on that with as by at from this be are or an it not which have'.split(' ');

@@ -140,7 +140,10 @@ const replayTracing = async (
   return { spans, seconds, spansPerSecond: spans / seconds, nodeCpuSeconds: (cpu.user + cpu.system) / 1e6, postgresCpuSeconds };
 };
 
-/** The append baseline on a quiet machine, then `close` (which differs: PGlite must stay open for the COPY baseline). */
+/**
+ * The append baseline on a quiet machine, then `close`: on PGlite not `database.close()`, which
+ * would close PGlite itself while the COPY baseline still needs it.
+ */
 const measureAppend = async (database: Database, streams: number, close: (d: Database) => Promise<void>): Promise<AppendResult> => {
   try {
     const { events, spans } = await spanEventsOf(database);
@@ -324,7 +327,6 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
           // Not database.close(): that would close PGlite, which the COPY baseline still needs.
           replay = await replayTracing(database, total, null).finally(() => database.pool.end());
         }
-        // Not database.close(): that would close PGlite, which the COPY baseline still needs.
         append = await measureAppend(await openDatabase({ pglite: db, description: 'bench' }), 1, (d) => d.pool.end());
         await waitForQuietMachine(60_000, 0.25, cores);
         log(`${backend}: COPY baseline, one COPY FROM '/dev/blob' per ${batchSize}-row batch`);

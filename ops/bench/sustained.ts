@@ -10,7 +10,7 @@
  *
  *   --backend postgres|pglite        (default postgres)
  *   --minutes N                      (default 5)
- *   --max-lag SECONDS                SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS for the server (default: the server's, 3)
+ *   --max-lag SECONDS                SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS for the server (default: the server's own)
  *   --concurrency N                  (default 4)
  *   --batch N                        spans per request (default 512)
  *   --pg-url URL                     server for the scratch database
@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULTS } from '../config.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
+import { percentile } from './percentile.ts';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
 import { sendBatches } from './senders.ts';
 import { startServerProcess } from './serverProcess.ts';
@@ -57,11 +58,6 @@ type Sample = {
   readonly refused: number;
   readonly held: number;
   readonly accepted: number;
-};
-
-const quantile = (values: readonly number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * q))] ?? 0;
 };
 
 const minuteMeans = (samples: readonly Sample[], value: (s: Sample) => number): number[] => {
@@ -132,13 +128,13 @@ try {
     maxLagSeconds: Math.max(...samples.map((s) => s.lagSeconds)),
     maxDrainSeconds: Math.max(...samples.map((s) => s.drainSeconds)),
     maxLagSecondsAfterMinute1: afterFirstMinute.length ? Math.max(...afterFirstMinute.map((s) => s.lagSeconds)) : null,
-    lagSecondsP50: quantile(
+    lagSecondsP50: percentile(
       samples.map((s) => s.lagSeconds),
-      0.5,
+      50,
     ),
-    lagSecondsP99: quantile(
+    lagSecondsP99: percentile(
       samples.map((s) => s.lagSeconds),
-      0.99,
+      99,
     ),
     samplesAboveBound: samples.filter((s) => s.lagSeconds > Number(args['max-lag'])).length,
     samples: samples.length,
