@@ -139,6 +139,13 @@ test('the projects page shows each project with its summary over the chosen time
   await page.getByRole('button', { name: 'Apply' }).click();
   await chatbot.getByTestId('trace-count').getByText('1', { exact: true }).waitFor();
   assert.match(page.url(), /range=custom/);
+
+  // A click on a trace's row (not its name link) opens the trace under the root path, its root span selected
+  await page.goto(server.href('/projects'));
+  await chatbot.getByRole('link', { name: 'chatbot' }).click();
+  await page.getByTestId('trace-row').first().locator('td.num').first().click();
+  await page.waitForURL(/\/loupe\/projects\/[^/]+\/traces\/[0-9a-f]{32}\?span=[0-9a-f]{16}$/);
+  await page.getByTestId('span-tree').waitFor();
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });

@@ -81,8 +81,8 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   assert.is(await first.locator('[data-status]').getAttribute('data-status'), 'ERROR', 'turn 0 failed');
   await screenshot(page, 'tracing-traces');
 
-  // When the second (successful) trace is opened
-  await traceRows(page).nth(1).getByRole('link').click();
+  // When the second (successful) trace is opened by a click on its row outside the name link (its latency)
+  await traceRows(page).nth(1).locator('td.num').first().click();
   await page.waitForURL(/\/traces\/[0-9a-f]{32}\?span=[0-9a-f]{16}/);
   // Then the tree shows the four spans with the root selected, its JSON input as a tree and its markdown output rendered
   await page.getByTestId('span-tree').waitFor();
@@ -188,6 +188,14 @@ test('filters, sort and cursor paging on the Traces and Spans tabs', async ({ se
     return rows.length === 50 && rows.every((r) => r.textContent?.includes('lookup_account'));
   });
   await screenshot(page, 'tracing-spans');
+  // A click anywhere on a span's row opens its trace with that span selected
+  const spanRow = page.getByTestId('span-row').first();
+  const spanId = await spanRow.getAttribute('data-span-id');
+  await spanRow.locator('td.num').first().click();
+  await page.waitForURL(new RegExp(`/traces/[0-9a-f]{32}\\?span=${spanId}$`));
+  await page.getByTestId('span-name').getByText('lookup_account').waitFor();
+  await page.goBack();
+  await page.getByTestId('spans-table').waitFor();
   await page.getByLabel('Span name').fill('retrieve_docs');
   await page.getByLabel('Span name').press('Enter');
   await page.waitForURL(/name=retrieve_docs/);
@@ -209,7 +217,7 @@ test('sessions: the list, a session as a conversation, each turn linked to its t
   assert.is((await text(alpha.locator('td').nth(4))).trim(), '6', 'turns');
   await screenshot(page, 'tracing-sessions');
 
-  await alpha.getByRole('link').click();
+  await alpha.locator('td').nth(4).click();
   await page.getByTestId('session-turns').waitFor();
   assert.is(await page.getByTestId('session-turn').count(), 6);
   assert.is(await text(page.getByTestId('session-id')), 'sess-alpha');

@@ -93,3 +93,15 @@ export const { p, navigate, isActive, route } = createRouter({
     '*': NotFoundPage,
   },
 });
+
+/**
+ * Opens an app link as built by `p()` (it carries the root path and may carry a query), the way a
+ * click on that link would: `navigate` takes a route path and its search apart, and would encode a
+ * `?` into the path and put the root path in twice.
+ */
+export const openHref = (href: string): Promise<unknown> => {
+  const url = new URL(href, window.location.origin);
+  const root = session.config.rootPath;
+  const path = root && url.pathname.startsWith(`${root}/`) ? url.pathname.slice(root.length) : url.pathname;
+  return navigate(path as '/projects', { search: Object.fromEntries(url.searchParams), hash: url.hash || undefined });
+};
