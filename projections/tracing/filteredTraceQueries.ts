@@ -1,5 +1,5 @@
 import { attributeMatches } from './attributeFilter.ts';
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import type { JsonScalar } from '../../domain/tracing/jsonValue.ts';
 import { listTraces, type TraceFilter, type TraceRow } from './traceQueries.ts';
 
@@ -33,6 +33,8 @@ const rootSpanConditions = (f: RootSpanFilter) => [
 export const listTracesWithRootFilter = (
   db: CommonQueryMethods,
   f: TraceFilter & { readonly rootSpan: RootSpanFilter },
+  /** Further conditions on `traces t` (the filter language, projections/filters/). */
+  extra: readonly FragmentSqlToken[] = [],
 ): Promise<readonly TraceRow[]> => {
   const root = rootSpanConditions(f.rootSpan);
   return listTraces(db, f, [
@@ -42,5 +44,6 @@ export const listTracesWithRootFilter = (
           sql.fragment`EXISTS (SELECT 1 FROM spans r WHERE r.trace_rowid = t.id AND r.parent_id IS NULL AND ${sql.join(root, sql.fragment` AND `)})`,
         ]
       : []),
+    ...extra,
   ]);
 };

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 
 /**
@@ -16,6 +16,8 @@ export const sessionIdsInRange = (
     readonly order: 'asc' | 'desc';
     readonly startTime?: string;
     readonly endTime?: string;
+    /** Compiled conditions on `sessions s` (the filter language and full-text search, projections/filters/). */
+    readonly conditions?: readonly FragmentSqlToken[];
   },
 ): Promise<readonly number[]> => {
   const desc = f.order === 'desc';
@@ -24,6 +26,7 @@ export const sessionIdsInRange = (
     ...(f.cursor !== null ? [desc ? sql.fragment`s.id <= ${f.cursor}` : sql.fragment`s.id >= ${f.cursor}`] : []),
     ...(f.startTime !== undefined ? [sql.fragment`s.start_time >= ${f.startTime}::timestamptz`] : []),
     ...(f.endTime !== undefined ? [sql.fragment`s.start_time < ${f.endTime}::timestamptz`] : []),
+    ...(f.conditions ?? []),
   ];
   return db.anyFirst(sql.type(z.object({ id: z.bigint().transform(Number) }))`
     SELECT s.id FROM sessions s

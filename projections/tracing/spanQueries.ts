@@ -1,5 +1,5 @@
 import { attributeMatches } from './attributeFilter.ts';
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { JsonObject, JsonScalar } from '../../domain/tracing/jsonValue.ts';
 import { micros } from './micros.ts';
@@ -47,6 +47,8 @@ export type SpanFilter = {
   readonly statusCodes?: readonly string[];
   /** Equality on the flat attribute (jsonb containment: 5 matches 5 and 5.0; "5" only the string). */
   readonly attributes?: readonly { readonly key: string; readonly value: JsonScalar }[];
+  /** Compiled conditions on `spans s` (the filter language and full-text search, projections/filters/). */
+  readonly conditions?: readonly FragmentSqlToken[];
 };
 
 const text = (values: readonly string[]) => sql.array([...values], 'text');
@@ -67,6 +69,7 @@ export const spanFilterConditions = (f: SpanFilter) => [
   ...(f.spanKinds?.length ? [sql.fragment`s.span_kind = ANY(${text(f.spanKinds)})`] : []),
   ...(f.statusCodes?.length ? [sql.fragment`s.status_code = ANY(${text(f.statusCodes)})`] : []),
   ...(f.attributes ?? []).map((a) => attributeMatches('s', a.key, a.value)),
+  ...(f.conditions ?? []),
 ];
 
 /** Newest first (row id descending, i.e. insertion order), from `cursor` inclusive; `limit + 1` rows. */

@@ -1,3 +1,4 @@
+import { SPAN_TEXT_SEARCH_INDEX } from './spanTextSearch.ts';
 import type { Migration } from '../../domain/eventstore/migration.ts';
 import { attributeIndexOf } from './attributeFilter.ts';
 
@@ -114,5 +115,11 @@ export const tracingMigrations: readonly Migration[] = [
       CREATE INDEX spans_attribute_index ON spans USING gin (attribute_index jsonb_path_ops);
       DROP INDEX spans_attributes;
     `,
+  },
+  {
+    // Full-text search over span names, inputs and outputs (issue 28; spanTextSearch.ts says why
+    // this index and not another).
+    id: 'tracing/0003_text_search',
+    sql: SPAN_TEXT_SEARCH_INDEX,
   },
 ];

@@ -1,5 +1,7 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Resolver, Root } from 'type-graphql';
 import type { JsonScalar } from '../../../domain/tracing/jsonValue.ts';
+import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
+import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import { listTracesWithRootFilter } from '../../../projections/tracing/filteredTraceQueries.ts';
 import { sessionIdsInRange } from '../../../projections/tracing/sessionRangeQueries.ts';
 import { sessionIdsInProject } from '../../../projections/tracing/sessionQueries.ts';
@@ -27,6 +29,10 @@ import {
   TraceConnection,
   TraceSort,
 } from '../types/tracingTypes.ts';
+
+const FILTER_CONDITION_DOC =
+  "The filter language, as Phoenix writes it: span_kind == 'LLM' and latency_ms > 5000, 'refund' in input.value, annotations['correctness'].label == 'incorrect'";
+const SEARCH_DOC = 'Full-text search over span names, inputs and outputs (words, "a phrase", or, -word)';
 
 const windowOf = (range: TimeRange | null | undefined) => ({ start: range?.start ?? null, end: range?.end ?? null });
 
@@ -109,7 +115,10 @@ export class ProjectResolver {
       | string[]
       | null,
     @Arg('filter', () => SpanFilter, { nullable: true, description: 'The span filters, on the root span' }) filter?: SpanFilter | null,
+    @Arg('filterCondition', () => String, { nullable: true, description: FILTER_CONDITION_DOC }) filterCondition?: string | null,
+    @Arg('search', () => String, { nullable: true, description: SEARCH_DOC }) search?: string | null,
   ): Promise<Connection<Trace>> {
+    const conditions = filterConditions('trace', { filter: filterCondition, search });
     const limit = checkFirst(first);
     const from = parseAfter(after, 'Trace');
     if (from.kind === 'end') return emptyConnection();
@@ -131,19 +140,25 @@ export class ProjectResolver {
       endTime: timeRange?.end ?? undefined,
       sessionIds: sessions,
     };
-    const rows = filter
-      ? await listTracesWithRootFilter(ctx.deps.pool, {
-          ...query,
-          rootSpan: {
-            traceIds: filter.traceIds?.map((t) => t.toLowerCase()),
-            spanIds: filter.spanIds?.map((s) => s.toLowerCase()),
-            names: filter.names ?? undefined,
-            spanKinds: filter.spanKinds?.map((k) => k.toUpperCase()),
-            statusCodes: filter.statusCodes ?? undefined,
-            attributes: filter.attributes?.map((a) => ({ key: a.key, value: attributeValue(a.key, a.value) })),
-          },
-        })
-      : await listTraces(ctx.deps.pool, query);
+    const rows = await boundedQuery(ctx.deps.pool, conditions, (db) =>
+      filter
+        ? listTracesWithRootFilter(
+            db,
+            {
+              ...query,
+              rootSpan: {
+                traceIds: filter.traceIds?.map((t) => t.toLowerCase()),
+                spanIds: filter.spanIds?.map((s) => s.toLowerCase()),
+                names: filter.names ?? undefined,
+                spanKinds: filter.spanKinds?.map((k) => k.toUpperCase()),
+                statusCodes: filter.statusCodes ?? undefined,
+                attributes: filter.attributes?.map((a) => ({ key: a.key, value: attributeValue(a.key, a.value) })),
+              },
+            },
+            conditions,
+          )
+        : listTraces(db, query, conditions),
+    );
     const full = await fullTraces(
       ctx,
       rows.slice(0, limit).map((r) => r.id),
@@ -161,7 +176,10 @@ export class ProjectResolver {
     @Arg('rootSpansOnly', () => Boolean, { nullable: true }) rootSpansOnly?: boolean | null,
     @Arg('filter', () => SpanFilter, { nullable: true }) filter?: SpanFilter | null,
     @Arg('sort', () => SpanSort, { nullable: true }) sort?: SpanSort | null,
+    @Arg('filterCondition', () => String, { nullable: true, description: FILTER_CONDITION_DOC }) filterCondition?: string | null,
+    @Arg('search', () => String, { nullable: true, description: SEARCH_DOC }) search?: string | null,
   ): Promise<Connection<Span>> {
+    const conditions = filterConditions('span', { filter: filterCondition, search });
     const limit = checkFirst(first);
     const from = parseAfter(after, 'Span');
     if (from.kind === 'end') return emptyConnection();
@@ -178,10 +196,13 @@ export class ProjectResolver {
       spanKinds: filter?.spanKinds?.map((k) => k.toUpperCase()),
       statusCodes: filter?.statusCodes ?? undefined,
       attributes: filter?.attributes?.map((a) => ({ key: a.key, value: attributeValue(a.key, a.value) })),
+      conditions,
     };
-    const rows = sort
-      ? await listSpansSorted(ctx.deps.pool, query, { by: sort.col === 'latencyMs' ? 'latency_ms' : 'start_time', order: sort.dir })
-      : await listSpans(ctx.deps.pool, query);
+    const rows = await boundedQuery(ctx.deps.pool, conditions, (db) =>
+      sort
+        ? listSpansSorted(db, query, { by: sort.col === 'latencyMs' ? 'latency_ms' : 'start_time', order: sort.dir })
+        : listSpans(db, query),
+    );
     return connectionOf(rows, limit, 'Span', (r) => spanOf(r, project.rowid), from.kind === 'from');
   }
 
@@ -195,18 +216,24 @@ export class ProjectResolver {
     @Arg('after', () => String, { nullable: true }) after?: string | null,
     @Arg('dir', () => SortDir, { nullable: true }) dir?: SortDir | null,
     @Arg('timeRange', () => TimeRange, { nullable: true }) timeRange?: TimeRange | null,
+    @Arg('filterCondition', () => String, { nullable: true, description: FILTER_CONDITION_DOC }) filterCondition?: string | null,
+    @Arg('search', () => String, { nullable: true, description: SEARCH_DOC }) search?: string | null,
   ): Promise<Connection<ProjectSession>> {
+    const conditions = filterConditions('session', { filter: filterCondition, search });
     const limit = checkFirst(first);
     const from = parseAfter(after, 'ProjectSession');
     if (from.kind === 'end') return emptyConnection();
-    const ids = await sessionIdsInRange(ctx.deps.pool, {
-      projectId: project.rowid,
-      cursor: from.kind === 'from' ? from.rowid : null,
-      limit,
-      order: dir ?? 'asc',
-      startTime: timeRange?.start ?? undefined,
-      endTime: timeRange?.end ?? undefined,
-    });
+    const ids = await boundedQuery(ctx.deps.pool, conditions, (db) =>
+      sessionIdsInRange(db, {
+        projectId: project.rowid,
+        cursor: from.kind === 'from' ? from.rowid : null,
+        limit,
+        order: dir ?? 'asc',
+        startTime: timeRange?.start ?? undefined,
+        endTime: timeRange?.end ?? undefined,
+        conditions,
+      }),
+    );
     const rows = ids.map((id) => ({ id }));
     const full = await ctx.loaders.session.loadMany(rows.slice(0, limit).map((r) => r.id));
     const byId = new Map(

@@ -7,6 +7,8 @@ import type { SpanRecord } from '../../../domain/tracing/spanRecord.ts';
 import { ProjectionTimeoutError } from '../../../projections/projectionRunner.ts';
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { existingSpanIds, findSpan, listSpans } from '../../../projections/tracing/spanQueries.ts';
+import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
+import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
@@ -20,21 +22,26 @@ import { resolveProject } from '../common/resolveProject.ts';
 import { tracingRoute } from './tracingRoute.ts';
 import { rowidOf, cursorOf, page } from './tracingIds.ts';
 
-const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKinds: boolean) =>
-  listSpans(deps.pool, {
-    projectId: project.id,
-    cursor: cursorOf(q.cursor),
-    limit: q.limit,
-    startTime: q.start_time,
-    endTime: q.end_time,
-    traceIds: q.trace_id?.map((id) => id.toLowerCase()),
-    spanIds: q.span_id?.map((id) => id.toLowerCase()),
-    parentId: q.parent_id === undefined ? undefined : q.parent_id === 'null' ? null : q.parent_id.toLowerCase(),
-    names: q.name,
-    spanKinds: withKinds ? q.span_kind : undefined,
-    statusCodes: q.status_code,
-    attributes: q.attribute,
-  });
+const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKinds: boolean) => {
+  const conditions = filterConditions('span', q);
+  return boundedQuery(deps.pool, conditions, (db) =>
+    listSpans(db, {
+      projectId: project.id,
+      cursor: cursorOf(q.cursor),
+      limit: q.limit,
+      startTime: q.start_time,
+      endTime: q.end_time,
+      traceIds: q.trace_id?.map((id) => id.toLowerCase()),
+      spanIds: q.span_id?.map((id) => id.toLowerCase()),
+      parentId: q.parent_id === undefined ? undefined : q.parent_id === 'null' ? null : q.parent_id.toLowerCase(),
+      names: q.name,
+      spanKinds: withKinds ? q.span_kind : undefined,
+      statusCodes: q.status_code,
+      attributes: q.attribute,
+      conditions,
+    }),
+  );
+};
 
 /**
  * `POST /v1/projects/{id}/spans`: all or nothing, like Phoenix. Spans that cannot be stored, or

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { sessionIdsInProject } from '../../../projections/tracing/sessionQueries.ts';
 import { findTrace, listTraces, spansOfTraces, type TraceRow, type TraceSpanRow } from '../../../projections/tracing/traceQueries.ts';
+import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
+import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
@@ -23,6 +25,10 @@ const listQuery = z.object({
   cursor: single,
   include_spans: boolParam(false),
   session_identifier: repeated,
+  /** The filter language on the trace (its aggregates) and its root span. */
+  filter: single,
+  /** Full-text search: traces with a span whose name, input or output has the words. */
+  search: single,
 });
 
 const traceSpanJson = (s: TraceSpanRow) => ({
@@ -61,16 +67,23 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => [
         sessionIds: q.session_identifier.filter((_, i) => rowids[i] === null),
       });
     }
-    const rows = await listTraces(deps.pool, {
-      projectId: project.id,
-      sort: q.sort,
-      order: q.order,
-      limit: q.limit,
-      cursor: cursorOf(q.cursor),
-      startTime: q.start_time,
-      endTime: q.end_time,
-      sessionIds,
-    });
+    const conditions = filterConditions('trace', q);
+    const rows = await boundedQuery(deps.pool, conditions, (db) =>
+      listTraces(
+        db,
+        {
+          projectId: project.id,
+          sort: q.sort,
+          order: q.order,
+          limit: q.limit,
+          cursor: cursorOf(q.cursor),
+          startTime: q.start_time,
+          endTime: q.end_time,
+          sessionIds,
+        },
+        conditions,
+      ),
+    );
     const shown = rows.slice(0, q.limit);
     const spans = q.include_spans
       ? await spansOfTraces(
