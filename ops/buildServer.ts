@@ -27,6 +27,8 @@ import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, ProjectionStoppedError, type ProjectionRunner } from '../projections/projectionRunner.ts';
 import { createReadModelLease, ownerLabel } from '../projections/readModelLease.ts';
+import { createReactorRunner, type ReactorRunner } from '../projections/reactors/reactorRunner.ts';
+import { createReactors } from './createReactors.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
@@ -55,6 +57,7 @@ export type RunningServer = {
   readonly database: Database;
   readonly store: EventStore;
   readonly runner: ProjectionRunner;
+  readonly reactors: ReactorRunner;
   readonly app: App;
   readonly ports: { readonly http: number; readonly otlpHttp: number; readonly grpc: number };
   /** Browser-facing base URL including the root path. */
@@ -83,6 +86,17 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger, lease, label });
     await runner.start();
     closers.unshift(() => runner.stop());
+    // Reactors (projections/reactors/): each runs in one process among replicas, on a lease of its own.
+    const reactors = createReactorRunner({
+      store,
+      pool: database.pool,
+      reactors: createReactors({ config, store, pool: database.pool }),
+      readModels: runner,
+      lease: database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined,
+      logger,
+    });
+    await reactors.start();
+    closers.unshift(() => reactors.stop());
     const lag = createLagMonitor({
       db: database.pool,
       runner,
@@ -200,6 +214,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       database,
       store,
       runner,
+      reactors,
       app,
       ports,
       url,

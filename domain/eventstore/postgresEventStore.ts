@@ -7,7 +7,7 @@ import {
   type DatabaseTransactionConnection,
 } from 'slonik';
 import { z } from 'zod';
-import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, Position, StoredEvent } from './types.ts';
+import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, Position, ReadFilter, StoredEvent } from './types.ts';
 import { START, WrongExpectedRevisionError } from './types.ts';
 
 const eventRow = z.object({
@@ -88,13 +88,14 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
       return rows.map(toStored);
     },
 
-    async readAll(after: Position, limit: number) {
+    async readAll(after: Position, limit: number, filter?: ReadFilter) {
+      const types = filter?.types ? sql.fragment`AND type = ANY(${sql.array([...filter.types], 'text')})` : sql.fragment``;
       // Only rows of transactions older than every transaction still running: anything a later
       // read could find below this horizon has already committed, so the order never changes.
       const rows = await pool.any(sql.type(eventRow)`
         SELECT ${columns} FROM events
         WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
-          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${types}
         ORDER BY transaction_id, global_position
         LIMIT ${limit}`);
       return rows.map(toStored);

@@ -50,6 +50,9 @@ export type StoredEvent = {
 };
 
 /** `no_stream`: the stream must not exist; a number: its last revision must be exactly that. */
+/** Narrows `readAll` to some event types (EventStoreDB: a server-side event type filter). */
+export type ReadFilter = { readonly types?: readonly string[] };
+
 export type ExpectedRevision = 'no_stream' | 'any' | number;
 
 export type AppendResult = {
@@ -63,8 +66,12 @@ export interface EventStore {
   appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order; [] for a stream that does not exist. */
   readStream(stream: string): Promise<StoredEvent[]>;
-  /** Up to `limit` events strictly after `after` in the one global order (all committed before them included). */
-  readAll(after: Position, limit: number): Promise<StoredEvent[]>;
+  /**
+   * Up to `limit` events strictly after `after` in the one global order (all committed before them
+   * included). With `filter.types`, only events of those types (a reactor that reads deletions
+   * does not read every span batch); the order and the gap-free guarantee are the same.
+   */
+  readAll(after: Position, limit: number, filter?: ReadFilter): Promise<StoredEvent[]>;
   /**
    * The position of the newest committed event (START when the log is empty). A reader may not
    * see it yet (an older transaction still running holds the horizon back), but will: waiting

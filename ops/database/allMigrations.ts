@@ -2,10 +2,12 @@ import type { Migration } from '../../domain/eventstore/migration.ts';
 import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEventStoreMigrations.ts';
 import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
 import { allProjections } from '../../projections/allProjections.ts';
+import { reactorMigrations } from '../../projections/reactors/reactorMigrations.ts';
 
-/** Event log first, then checkpoints, then each read model's own migrations in order. */
+/** Event log first, then checkpoints (read models', reactors'), then each read model's own migrations in order. */
 export const allMigrations = (): Migration[] => [
   ...postgresEventStoreMigrations,
   ...checkpointMigrations,
+  ...reactorMigrations,
   ...allProjections().flatMap((p) => p.migrations),
 ];

@@ -1,4 +1,12 @@
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, StoredEvent } from '../../domain/eventstore/types.ts';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadFilter,
+  StoredEvent,
+} from '../../domain/eventstore/types.ts';
 import { START, WrongExpectedRevisionError, comparePosition } from '../../domain/eventstore/types.ts';
 
 /**
@@ -46,8 +54,9 @@ export const memoryEventStore = () => {
     async readStream(stream: string) {
       return copies(streamEvents(stream));
     },
-    async readAll(after: Position, limit: number) {
-      return copies(all.filter((e) => comparePosition(e.position, after) > 0).slice(0, limit));
+    async readAll(after: Position, limit: number, filter?: ReadFilter) {
+      const wanted = (e: StoredEvent) => !filter?.types || filter.types.includes(e.type);
+      return copies(all.filter((e) => comparePosition(e.position, after) > 0 && wanted(e)).slice(0, limit));
     },
     async headPosition() {
       return all.at(-1)?.position ?? START;

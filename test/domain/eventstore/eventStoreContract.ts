@@ -152,6 +152,29 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
     assert.equal(await store.readAll(head, 10), []);
   });
 
+  test('readAll with a type filter: only those types, in the same global order, paged', async ({ subject: { store } }) => {
+    await store.appendToStream('a', [ev('Noise'), ev('Wanted', { n: 1 }), ev('Noise')], 'no_stream');
+    await store.appendToStream('b', [ev('Other', { n: 2 }), ev('Noise'), ev('Wanted', { n: 3 })], 'no_stream');
+    const everything = await readAllUntilSeen(store, 'b').then(() => readEverything(store, 100));
+    const expected = everything.filter((e) => e.type === 'Wanted' || e.type === 'Other').map((e) => e.id);
+    const paged: StoredEvent[] = [];
+    for (let after: Position = START; ; ) {
+      const page = await store.readAll(after, 1, { types: ['Wanted', 'Other'] });
+      if (page.length === 0) break;
+      paged.push(...page);
+      after = page[0]!.position;
+    }
+    assert.equal(
+      paged.map((e) => e.id),
+      expected,
+    );
+    assert.equal(
+      paged.map((e) => e.data),
+      [{ n: 1 }, { n: 2 }, { n: 3 }],
+    );
+    assert.equal(await store.readAll(START, 10, { types: ['Absent'] }), []);
+  });
+
   test('a reader polling while one append commits late still delivers both, in a stable order', async ({ subject }) => {
     if (!subject.appendHeldOpen) return; // adapter cannot hold a transaction open (single session)
     const { store } = subject;
