@@ -112,7 +112,46 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
   return { ackSeconds, visibleSeconds };
 };
 
-type Case = { readonly name: string; readonly group: 'traces' | 'spans' | 'sessions'; readonly path: () => string };
+/**
+ * What the filter cases look for and the generator does not make: a judge's label on the 1,000
+ * sampled spans (half "incorrect"), and 20 spans carrying a word nothing else has (sent as new
+ * spans, so the full-text case looks for one needle among 1M). Idempotent enough to rerun on a
+ * kept database: annotations upsert, and the needles are new words each run.
+ */
+const annotateAndMark = async (server: ServerProcess, sample: readonly { context: { span_id: string } }[]) => {
+  const data = sample.map((s, i) => ({
+    span_id: s.context.span_id,
+    name: 'correctness',
+    annotator_kind: 'LLM',
+    result: { label: i % 2 === 0 ? 'incorrect' : 'correct', score: i % 2 },
+  }));
+  const annotated = await fetch(`${server.url}/v1/span_annotations?sync=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ data }),
+  });
+  if (annotated.status !== 200) throw new Error(`annotations: ${annotated.status} ${await annotated.text()}`);
+  const words = Array.from({ length: 20 }, (_, i) => `needle${Date.now().toString(36)}x${i}`);
+  const generator = createSpanGenerator({ seed: 99, spreadMs: 30 * 24 * 3600 * 1000 });
+  const spans: GeneratedSpan[] = [];
+  while (spans.length < words.length) spans.push(...generator.nextTrace());
+  const marked = spans.slice(0, words.length).map((span, i) => ({
+    ...span,
+    attributes: span.attributes.map(([k, v]) =>
+      k === 'output.value' ? ([k, { str: `${words[i]} ${'str' in v ? v.str : ''}` }] as const) : ([k, v] as const),
+    ),
+  }));
+  const sent = await fetch(`http://127.0.0.1:${server.otlpHttpPort}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf' },
+    body: encodeExportRequest(marked, PROJECT),
+  });
+  if (sent.status !== 200) throw new Error(`needles: ${sent.status} ${await sent.text()}`);
+  await waitUntilListed(server.url, PROJECT, marked, 120_000, 500);
+  return words;
+};
+
+type Case = { readonly name: string; readonly group: 'traces' | 'spans' | 'sessions' | 'filters'; readonly path: () => string };
 
 type Timing = {
   name: string;
@@ -183,11 +222,14 @@ const cases = async (server: ServerProcess): Promise<Case[]> => {
   const traceCursors = await cursors(server.url, `${p}/traces?limit=50`, 40);
   const spanCursors = await cursors(server.url, `${p}/spans?limit=100`, 40);
   const sample = (
-    await getJson<{ data: { context: { trace_id: string }; attributes: Record<string, unknown> }[] }>(`${server.url}${p}/spans?limit=1000`)
+    await getJson<{ data: { context: { trace_id: string; span_id: string }; attributes: Record<string, unknown> }[] }>(
+      `${server.url}${p}/spans?limit=1000`,
+    )
   ).body.data;
   const traceIds = sample.map((s) => s.context.trace_id);
   const userIds = sample.map((s) => s.attributes['user.id']).filter((u): u is string => typeof u === 'string');
   const sessionIds = sample.map((s) => s.attributes['session.id']).filter((u): u is string => typeof u === 'string');
+  const rareWords = await annotateAndMark(server, sample);
   const hourAgo = () => new Date(Date.now() - Math.floor(Math.random() * 29 * 24) * 3600_000);
   const q = encodeURIComponent;
   return [
@@ -242,6 +284,30 @@ const cases = async (server: ServerProcess): Promise<Case[]> => {
         return `${p}/spans?limit=100&start_time=${q(from.toISOString())}&end_time=${q(new Date(from.getTime() + 3600_000).toISOString())}`;
       },
     },
+    // The filter language and full-text search (issue 28), a page of 50 as the UI asks for.
+    {
+      group: 'filters',
+      name: "filter=span_kind == 'LLM' and latency_ms > 2000",
+      path: () => `${p}/spans?limit=50&filter=${q("span_kind == 'LLM' and latency_ms > 2000")}`,
+    },
+    {
+      group: 'filters',
+      name: "filter=span_kind == 'LLM' and latency_ms >= 500 and latency_ms < 600",
+      path: () => `${p}/spans?limit=50&filter=${q("span_kind == 'LLM' and latency_ms >= 500 and latency_ms < 600")}`,
+    },
+    {
+      group: 'filters',
+      name: "filter=llm.model_name == 'gpt-4o-mini'",
+      path: () => `${p}/spans?limit=50&filter=${q("llm.model_name == 'gpt-4o-mini'")}`,
+    },
+    {
+      group: 'filters',
+      name: "filter=annotations['correctness'].label == 'incorrect' (500 of 1M)",
+      path: () => `${p}/spans?limit=50&filter=${q("annotations['correctness'].label == 'incorrect'")}`,
+    },
+    { group: 'filters', name: 'search=refund (a common word)', path: () => `${p}/spans?limit=50&search=refund` },
+    { group: 'filters', name: 'search=<word of one span>', path: () => `${p}/spans?limit=50&search=${q(pick(rareWords))}` },
+    { group: 'filters', name: 'traces?filter=span_count > 8', path: () => `${p}/traces?limit=50&filter=${q('span_count > 8')}` },
     { group: 'sessions', name: 'sessions?limit=50 (first page)', path: () => `${p}/sessions?limit=50` },
     { group: 'sessions', name: 'sessions?limit=50&order=desc', path: () => `${p}/sessions?limit=50&order=desc` },
   ];
