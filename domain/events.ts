@@ -7,6 +7,7 @@ import type { UniqueValueEvent } from './identity/uniqueValueDecider.ts';
 import type { ProjectionDecisionEvent } from './operations/projectionEventSkipped.ts';
 import type { ProjectEvent } from './projects/events.ts';
 import type { PromptEvent, PromptLabelEvent } from './prompts/events.ts';
+import type { PriceEvent } from './prices/events.ts';
 import type { SecretsEvent } from './secrets/events.ts';
 import type { TracingEvent } from './tracing/events.ts';
 
@@ -23,6 +24,7 @@ export type LoupeEvent =
   | PromptEvent
   | PromptLabelEvent
   | AnyDatasetEvent
-  | AnyExperimentEvent;
+  | AnyExperimentEvent
+  | PriceEvent;
 
 export type LoupeEventType = LoupeEvent['type'];

@@ -42,6 +42,8 @@ export const allProjections = (): Projection[] => [
     'ProjectCreated',
     'ProjectUpdated',
     'ProjectDeleted',
+    'ModelPriceSet',
+    'ModelPriceDeleted',
   ]),
   reading(annotationsProjection, [
     'AnnotationsRecorded',

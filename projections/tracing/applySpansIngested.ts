@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngested, SpansIngestedData } from '../../domain/tracing/events.ts';
+import type { PriceBook } from '../../domain/prices/priceBook.ts';
 import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
@@ -41,6 +42,9 @@ const TRACE_COLUMNS = [
   ['error_count', 'int4'],
   ['token_count_prompt', 'int8'],
   ['token_count_completion', 'int8'],
+  ['cost_prompt', 'float8'],
+  ['cost_completion', 'float8'],
+  ['cost_total', 'float8'],
 ] as const satisfies readonly (readonly [keyof TraceRow, string])[];
 
 const SESSION_COLUMNS = [
@@ -69,11 +73,12 @@ export type PreparedSpans = {
 /**
  * The CPU-bound half of applying spans (normalising, rendering attributes, JSON), apart from the
  * database half so the projector can run it for the next events while Postgres writes the rows
- * of these (`applySpansIngested`'s `whileWriting`). Pure: it allocates no ids.
+ * of these (`applySpansIngested`'s `whileWriting`). Pure: it allocates no ids; LLM spans are priced
+ * with `prices` (the prices the log holds before these events).
  */
-export const prepareSpans = (events: readonly (StoredEvent & SpansIngested)[]): PreparedSpans => {
+export const prepareSpans = (events: readonly (StoredEvent & SpansIngested)[], prices: PriceBook): PreparedSpans => {
   const batches = events.map(storedBatch);
-  return { batches, rendered: batches.map((b) => b.spans.map(renderSpan)) };
+  return { batches, rendered: batches.map((b) => b.spans.map((span) => renderSpan(span, prices))) };
 };
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import type { JsonValue } from '../../domain/tracing/jsonValue.ts';
 
-export type ColumnType = 'int8' | 'int4' | 'text' | 'timestamptz' | 'jsonb';
+export type ColumnType = 'int8' | 'int4' | 'float8' | 'text' | 'timestamptz' | 'jsonb';
 
 /**
  * `INSERT INTO table (columns) SELECT … FROM jsonb_to_recordset(rows)`: every row whole, as built

@@ -11,7 +11,7 @@ const clampedSum = (column: string) =>
   sql.fragment`least(greatest(coalesce(sum(${sql.identifier([column])}), 0), -9223372036854775808), 9223372036854775807)::bigint`;
 
 /**
- * Recomputes these traces from their spans (times, root, counts, token sums): recomputing
+ * Recomputes these traces from their spans (times, root, counts, token and cost sums): recomputing
  * rather than incrementing keeps a replayed or duplicated span from counting twice. Traces left
  * without spans are deleted. Returns the sessions of the traces touched, to recompute next.
  */
@@ -24,11 +24,13 @@ export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRo
   const kept = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint().nullable() }))`
     UPDATE traces t SET
       start_time = a.start_time, end_time = a.end_time, span_count = a.span_count, error_count = a.error_count,
-      token_count_prompt = a.prompt, token_count_completion = a.completion, root_span_id = a.root_span_id
+      token_count_prompt = a.prompt, token_count_completion = a.completion, root_span_id = a.root_span_id,
+      cost_prompt = a.cost_prompt, cost_completion = a.cost_completion, cost_total = a.cost_total
     FROM (
       SELECT trace_rowid, min(start_time) AS start_time, max(end_time) AS end_time, count(*)::int AS span_count,
         (count(*) FILTER (WHERE status_code = 'ERROR'))::int AS error_count,
         ${clampedSum('llm_token_count_prompt')} AS prompt, ${clampedSum('llm_token_count_completion')} AS completion,
+        sum(cost_prompt) AS cost_prompt, sum(cost_completion) AS cost_completion, sum(cost_total) AS cost_total,
         (array_agg(span_id ORDER BY start_time, id) FILTER (WHERE parent_id IS NULL))[1] AS root_span_id
       FROM spans WHERE trace_rowid = ANY(${ids}) GROUP BY trace_rowid
     ) a
@@ -39,7 +41,7 @@ export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRo
 
 /**
  * Recomputes these sessions from their traces: time span, trace count, token sums, and the
- * first input / last output (root span of the earliest / latest trace). Sessions left without
+ * first input / last output (root span of the earliest / latest trace), cost sums. Sessions left without
  * traces are deleted.
  */
 export const recomputeSessions = async (tx: DatabaseTransactionConnection, sessionRowids: readonly number[]): Promise<void> => {
@@ -51,10 +53,12 @@ export const recomputeSessions = async (tx: DatabaseTransactionConnection, sessi
     UPDATE sessions s SET
       start_time = a.start_time, end_time = a.end_time, trace_count = a.trace_count,
       token_count_prompt = a.prompt, token_count_completion = a.completion,
+      cost_prompt = a.cost_prompt, cost_completion = a.cost_completion, cost_total = a.cost_total,
       first_input = f.value, first_input_mime_type = f.mime_type, last_output = l.value, last_output_mime_type = l.mime_type
     FROM (
       SELECT session_id, min(start_time) AS start_time, max(end_time) AS end_time, count(*)::int AS trace_count,
-        ${clampedSum('token_count_prompt')} AS prompt, ${clampedSum('token_count_completion')} AS completion
+        ${clampedSum('token_count_prompt')} AS prompt, ${clampedSum('token_count_completion')} AS completion,
+        sum(cost_prompt) AS cost_prompt, sum(cost_completion) AS cost_completion, sum(cost_total) AS cost_total
       FROM traces WHERE session_id = ANY(${ids}) GROUP BY session_id
     ) a
     LEFT JOIN LATERAL (

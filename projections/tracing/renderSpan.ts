@@ -2,7 +2,10 @@ import { copyField, copyJsonField } from '../copyFromStdin.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
 import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import type { PriceBook } from '../../domain/prices/priceBook.ts';
+import type { Cost } from '../../domain/prices/spanCost.ts';
 import { attributeIndexObject } from './attributeFilter.ts';
+import { llmSpanCost } from './llmSpanCost.ts';
 import { llmTokenCounts } from './llmTokenCounts.ts';
 
 /**
@@ -15,6 +18,8 @@ export type RenderedSpan = {
   readonly span: SpanRecord;
   readonly startMicros: bigint;
   readonly endMicros: bigint;
+  /** USD at the price in force at its start; null for other kinds and models without a price. */
+  readonly cost: Cost | null;
   /** The row's other columns (SPAN_COLUMNS after the first three), tab-separated, escaped for COPY. */
   readonly fields: string;
 };
@@ -39,13 +44,20 @@ export const SPAN_COLUMNS = [
   'events',
   'llm_token_count_prompt',
   'llm_token_count_completion',
+  'llm_model_name',
+  'llm_provider',
+  'cost_prompt',
+  'cost_completion',
+  'cost_total',
 ] as const;
 
 /** Unix nanoseconds (decimal string) as the microseconds timestamptz keeps (truncated, as nanosToIsoMicros). */
 export const nanosToMicros = (nanos: string): bigint => BigInt(nanos) / 1000n;
 
-export const renderSpan = (span: SpanRecord): RenderedSpan => {
+export const renderSpan = (span: SpanRecord, prices: PriceBook): RenderedSpan => {
   const tokens = llmTokenCounts(span.spanKind, span.attributes);
+  const start = nanosToIsoMicros(span.startTimeUnixNano);
+  const { modelName, provider, cost } = llmSpanCost(prices, span.spanKind, span.attributes, start);
   const attributes = renderAttributes(span.attributes);
   const events = span.events.map((e) => ({
     name: e.name,
@@ -57,10 +69,11 @@ export const renderSpan = (span: SpanRecord): RenderedSpan => {
   const fields =
     `${copyField(span.spanId)}\t${copyField(span.traceId)}\t${copyField(span.parentId)}\t${copyField(span.name)}\t` +
     `${copyField(span.spanKind)}\t${copyField(span.kind)}\t${copyField(span.status.code)}\t${copyField(span.status.message)}\t` +
-    `${nanosToIsoMicros(span.startTimeUnixNano)}\t${nanosToIsoMicros(span.endTimeUnixNano)}\t` +
+    `${start}\t${nanosToIsoMicros(span.endTimeUnixNano)}\t` +
     `${copyJsonField(JSON.stringify(attributes))}\t${copyJsonField(JSON.stringify(attributeIndexObject(attributes)))}\t` +
-    `${copyJsonField(JSON.stringify(events))}\t${copyField(tokens.prompt)}\t${copyField(tokens.completion)}`;
-  return { span, startMicros: nanosToMicros(span.startTimeUnixNano), endMicros: nanosToMicros(span.endTimeUnixNano), fields };
+    `${copyJsonField(JSON.stringify(events))}\t${copyField(tokens.prompt)}\t${copyField(tokens.completion)}\t` +
+    `${copyField(modelName)}\t${copyField(provider)}\t${copyField(cost?.prompt ?? null)}\t${copyField(cost?.completion ?? null)}\t${copyField(cost?.total ?? null)}`;
+  return { span, startMicros: nanosToMicros(span.startTimeUnixNano), endMicros: nanosToMicros(span.endTimeUnixNano), cost, fields };
 };
 
 /** The `spans` row as one line of COPY text. */

@@ -21,6 +21,10 @@ export type TraceRow = {
   error_count: number;
   token_count_prompt: string;
   token_count_completion: string;
+  /** USD sums of the priced spans; null when none is priced. */
+  cost_prompt: number | null;
+  cost_completion: number | null;
+  cost_total: number | null;
 };
 
 /** A span of this batch with its row id. */
@@ -29,7 +33,7 @@ export type PendingSpan = { readonly id: number; readonly rendered: RenderedSpan
 /**
  * The aggregates recompute.ts's `recomputeTraces` derives in SQL, derived from the spans in hand:
  * a trace created by this batch has no other spans, so its row is written once, final, instead of
- * inserted and updated. Times compare as the microseconds timestamptz keeps; the root is the
+ * inserted and updated. Cost sums add the priced spans' costs (null when none is). Times compare as the microseconds timestamptz keeps; the root is the
  * earliest parentless span (ties by row id); token sums are clamped into bigint.
  */
 export const traceRow = (
@@ -42,6 +46,7 @@ export const traceRow = (
   let errors = 0;
   let prompt = 0n;
   let completion = 0n;
+  let cost: { prompt: number; completion: number; total: number } | null = null;
   for (const s of spans) {
     const { span, startMicros, endMicros } = s.rendered;
     if (startMicros < start.rendered.startMicros) start = s;
@@ -53,6 +58,12 @@ export const traceRow = (
     const tokens = llmTokenCounts(span.spanKind, span.attributes);
     prompt += BigInt(tokens.prompt ?? 0);
     completion += BigInt(tokens.completion ?? 0);
+    const c = s.rendered.cost;
+    if (c !== null)
+      cost =
+        cost === null
+          ? { ...c }
+          : { prompt: cost.prompt + c.prompt, completion: cost.completion + c.completion, total: cost.total + c.total };
   }
   return {
     id: trace.id,
@@ -66,5 +77,8 @@ export const traceRow = (
     error_count: errors,
     token_count_prompt: clamped(prompt),
     token_count_completion: clamped(completion),
+    cost_prompt: cost?.prompt ?? null,
+    cost_completion: cost?.completion ?? null,
+    cost_total: cost?.total ?? null,
   };
 };

@@ -1,12 +1,16 @@
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
+import { builtInPattern, builtInPrices } from '../../domain/prices/builtInPrices.ts';
+import type { PriceEvent } from '../../domain/prices/events.ts';
 import type { ProjectEvent } from '../../domain/projects/events.ts';
 import type { SpansIngested, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import type { Projection } from '../projection.ts';
+import { applyPriceEvent } from './applyPriceEvent.ts';
 import { applyProjectEvent } from './applyProjectEvent.ts';
 import { applySpansIngested, prepareSpans, type PreparedSpans } from './applySpansIngested.ts';
 import { applyTelemetryDeletions } from './applyTelemetryDeletions.ts';
 import { loadIdAllocator } from './idAllocator.ts';
+import { loadPriceBook } from './loadPriceBook.ts';
 import { tracingMigrations } from './tracingMigrations.ts';
 
 /** Spans per statement: big enough that per-statement costs vanish, small enough to bound one parameter's size. */
@@ -15,6 +19,7 @@ const SPANS_PER_CHUNK = 4000;
 const SPANS: readonly SpansIngested['type'][] = ['SpansIngested'];
 const DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted'];
 const PROJECT_EVENTS: readonly ProjectEvent['type'][] = ['ProjectCreated', 'ProjectUpdated', 'ProjectDeleted'];
+const PRICE_EVENTS: readonly PriceEvent['type'][] = ['ModelPriceSet', 'ModelPriceDeleted'];
 
 /** A crafted event may hold anything under `data` (null, `spans` not a list): it counts as empty. */
 const spanCount = (e: SpansIngested) => (Array.isArray(e.data?.spans) ? e.data.spans.length : 0);
@@ -48,23 +53,25 @@ const runsOf = (events: readonly StoredEvent[]): StoredEvent[][] => {
 const isSpanRun = (run: readonly StoredEvent[]): run is SpanEvent[] => isEventOf(run[0]!, SPANS);
 
 /**
- * Projects, traces, spans and sessions: one projector, because each depends on the others
+ * Projects, traces, spans and sessions (and the admins' model prices, which price the spans): one projector, because each depends on the others
  * (spans find their trace's project, a project's deletion cascades through all of them) and a
  * rebuild must replay them together. Runs of events of one kind are applied together; the next
  * run of spans is prepared (rendered into rows, no database) while Postgres writes this one's.
  */
 export const tracingProjection: Projection = {
   name: 'tracing',
-  tables: ['tracing_ids', 'projects', 'sessions', 'traces', 'spans'],
+  tables: ['tracing_ids', 'projects', 'sessions', 'traces', 'spans', 'model_prices', 'cost_jobs'],
   migrations: tracingMigrations,
   apply: async (tx, events) => {
     const ids = await loadIdAllocator(tx);
     const runs = runsOf(events);
+    // Spans are priced with the prices the log holds before them: reloaded after a price event.
+    let prices = await loadPriceBook(tx, builtInPrices());
     // What was prepared ahead, or why preparing it failed: reported when that run is applied.
     const ahead = new Map<number, PreparedSpans | { readonly failed: unknown }>();
     const prepared = (r: number, run: SpanEvent[]): PreparedSpans => {
       const p = ahead.get(r);
-      if (p === undefined) return prepareSpans(run);
+      if (p === undefined) return prepareSpans(run, prices);
       if ('failed' in p) throw p.failed;
       return p;
     };
@@ -76,7 +83,7 @@ export const tracingProjection: Projection = {
           const later = runs[next];
           if (later === undefined || !isSpanRun(later)) return;
           try {
-            ahead.set(next, prepareSpans(later));
+            ahead.set(next, prepareSpans(later, prices));
           } catch (failed) {
             ahead.set(next, { failed });
           }
@@ -90,6 +97,10 @@ export const tracingProjection: Projection = {
         );
       } else if (isEventOf(event, PROJECT_EVENTS)) {
         await applyProjectEvent(tx, event, ids);
+      } else if (isEventOf(event, PRICE_EVENTS)) {
+        await applyPriceEvent(tx, event, builtInPattern);
+        prices = await loadPriceBook(tx, builtInPrices());
+        ahead.clear();
       }
     }
     await ids.flush();
