@@ -1,19 +1,11 @@
 import type Koa from 'koa';
 import { SchemaValidationError } from 'slonik';
-import { DomainError, type DomainErrorKind } from '../../domain/errors.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { WrongExpectedRevisionError } from '../../domain/eventstore/types.ts';
 import { ProjectionStoppedError, ProjectionTimeoutError } from '../../projections/projectionRunner.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './databaseUnavailable.ts';
 import { HttpError } from './httpError.ts';
-
-const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
-  invalid: 400,
-  conflict: 409,
-  not_found: 404,
-  forbidden: 403,
-  unauthenticated: 401,
-  locked: 429,
-};
+import { httpErrorOf } from './httpErrorOf.ts';
 
 type Shaped = { status: number; code: string; detail: string; headers?: Readonly<Record<string, string>> };
 
@@ -24,9 +16,10 @@ const isExposedError = (e: unknown): e is Error & { status: number; code?: strin
   (e as { expose?: unknown }).expose === true &&
   typeof (e as { status?: unknown }).status === 'number';
 
-export const shapeError = (error: unknown): Shaped | null => {
+export const shapeError = (thrown: unknown): Shaped | null => {
+  // Routes outside the kit (login, GraphQL's transport) throw domain refusals too: the same one map.
+  const error = thrown instanceof DomainError ? httpErrorOf(thrown) : thrown;
   if (error instanceof HttpError) return { status: error.status, code: error.code, detail: error.message, headers: error.headers };
-  if (error instanceof DomainError) return { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message };
   if (error instanceof WrongExpectedRevisionError)
     return { status: 409, code: error.code, detail: 'The resource was changed concurrently; retry.' };
   if (error instanceof ProjectionStoppedError)

@@ -12,3 +12,6 @@ export class HttpError extends Error {
 }
 
 export const notFound = (what: string, id: string): HttpError => new HttpError(404, 'not_found', `${what} not found: ${id}`);
+
+/** A value as error messages quote it: JSON-quoted, cut at 100 characters. */
+export const shown = (raw: string): string => JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}…` : raw);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { isEventOf } from '../loupeEvent.ts';
 import type { EventStore, Position } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { handleCommand } from '../handleCommand.ts';
-import type { ProjectCreated } from './events.ts';
 import { loadProject } from './loadProject.ts';
 import { projectDecider } from './projectDecider.ts';
 import { projectStream } from './projectStream.ts';
@@ -22,7 +22,7 @@ export const ensureProject = async (
     if (state.status === 'active') return { projectId: state.projectId, created: null };
     const command = { type: 'CreateProject', projectId: randomUUID(), name, description: null, ifAbsent: true } as const;
     const result = await handleCommand(store, projectStream(name), projectDecider, command, context);
-    const created = result.events[0] as ProjectCreated | undefined;
+    const created = result.events.find((e) => isEventOf(e, ['ProjectCreated']));
     if (created) return { projectId: created.data.projectId, created: result.position };
     // Another writer created it between our read and our append: read it again.
   }

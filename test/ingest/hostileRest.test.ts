@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { globalIdOf } from '../../api/rest/tracing/tracingIds.ts';
+import { globalIdOf } from '../../api/http/globalId.ts';
 import { seed } from '../support/restClient.ts';
 import { newTraceId, spanRecord } from '../support/spanFixtures.ts';
 import { startTestServer, type TestServer } from '../support/testServer.ts';

@@ -5,7 +5,7 @@ import type { AnnotationConfigEvent } from '../../../domain/annotations/events.t
 import { findAnnotationConfig, listAnnotationConfigs } from '../../../projections/annotations/annotationConfigQueries.ts';
 import { settle } from '../../http/settle.ts';
 import { annotationConfigBody, configFromJson, configRowidOf } from '../../rest/annotations/annotationConfigJson.ts';
-import { rowidOf } from '../../rest/tracing/tracingIds.ts';
+import { rowidOf } from '../../http/globalId.ts';
 import { findProjectById, findProjectByName } from '../../../projections/projects/projectQueries.ts';
 import { annotationConfigOf } from '../annotationMappers.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';

@@ -1,8 +1,8 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
-import type { ProjectCreated } from '../../../domain/projects/events.ts';
+import { isEventOf } from '../../../domain/loupeEvent.ts';
 import { createProject, deleteProject, updateProject } from '../../../domain/projects/projectCommands.ts';
 import { findProjectById, findProjectByProjectId, type ProjectRow } from '../../../projections/projects/projectQueries.ts';
-import { rowidOf } from '../../rest/tracing/tracingIds.ts';
+import { rowidOf } from '../../http/globalId.ts';
 import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
@@ -47,7 +47,7 @@ export class ProjectMutations {
       ctx.command,
     );
     await settle(ctx.deps.runner, result.position);
-    return after(ctx, (result.events[0] as ProjectCreated).data.projectId);
+    return after(ctx, result.events.find((e) => isEventOf(e, ['ProjectCreated']))!.data.projectId);
   }
 
   @Mutation(() => ProjectMutationPayload)

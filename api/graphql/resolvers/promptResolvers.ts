@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { isEventOf } from '../../../domain/loupeEvent.ts';
 import { changePromptLabels, setPromptLabels } from '../../../domain/prompts/changePromptLabels.ts';
-import type { PromptLabelCreated } from '../../../domain/prompts/events.ts';
 import { IDENTIFIER_PATTERN } from '../../../domain/prompts/promptName.ts';
 import {
   findPrompt,
@@ -221,7 +221,7 @@ export class PromptLabelResolver {
       ctx.command,
     );
     await settle(ctx.deps.runner, result.position);
-    const id = (result.events[0] as PromptLabelCreated).data.labelId;
+    const id = result.events.find((e) => isEventOf(e, ['PromptLabelCreated']))!.data.labelId;
     return { promptLabels: [await labelById(ctx, toGlobalId('PromptLabel', String(id)), 'input')].map(promptLabelOf) };
   }
 

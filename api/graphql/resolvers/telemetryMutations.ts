@@ -4,7 +4,7 @@ import { findSession } from '../../../projections/tracing/sessionQueries.ts';
 import { findSpan } from '../../../projections/tracing/spanQueries.ts';
 import { findTrace } from '../../../projections/tracing/traceQueries.ts';
 import { settle } from '../../http/settle.ts';
-import { globalIdOf, rowidOf } from '../../rest/tracing/tracingIds.ts';
+import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';

@@ -13,10 +13,10 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { limitParam, single } from '../common/queryParams.ts';
-import { resolveProject } from '../common/resolveProject.ts';
+import { limitParam, single } from '../../http/queryParams.ts';
+import { resolveProject } from '../projects/resolveProject.ts';
 import { tracingRoute } from '../tracing/tracingRoute.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
+import { cursorOf } from '../../http/page.ts';
 import { annotationConfigBody, annotationConfigJson, configFromJson, configRowidOf } from './annotationConfigJson.ts';
 
 const pageQuery = z.object({ cursor: single, limit: limitParam(100) });

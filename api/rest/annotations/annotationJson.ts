@@ -5,7 +5,7 @@ import { ANNOTATOR_KINDS, type AnnotationRecord, type AnnotationTarget, type Ann
 import type { JsonObject } from '../../../domain/tracing/jsonValue.ts';
 import type { AnnotationRow } from '../../../projections/annotations/annotationQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
-import { isoFromMicros } from '../common/pythonIsoTime.ts';
+import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { userGlobalId } from '../identity/userJson.ts';
 
 /** The wire name of each target's id field, and the Relay type of its annotations' ids. */

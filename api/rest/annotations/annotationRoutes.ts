@@ -17,10 +17,10 @@ import { HttpError } from '../../http/httpError.ts';
 import { describeIssues, parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { boolParam, isoTimeParam, limitParam, repeated, single } from '../common/queryParams.ts';
-import { resolveProject } from '../common/resolveProject.ts';
+import { boolParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
+import { resolveProject } from '../projects/resolveProject.ts';
 import { tracingRoute } from '../tracing/tracingRoute.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
+import { cursorOf } from '../../http/page.ts';
 import { ANNOTATION_TYPE, annotationFromJson, annotationItem, annotationJson, noteBody, noteFromJson } from './annotationJson.ts';
 
 const NOUN = { span: 'Spans', document: 'Spans', trace: 'Traces', session: 'Sessions' } as const;

@@ -17,11 +17,14 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { limitParam, single } from '../common/queryParams.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
+import { limitParam, single } from '../../http/queryParams.ts';
+import { cursorOf } from '../../http/page.ts';
 import { datasetGid, exampleGid, splitJson, versionGid } from './datasetJson.ts';
-import { asHttp, datasetRoute } from './datasetRoutes.ts';
-import { anyGlobalId, datasetById, datasetByIdentifier, shown, versionOf } from './resolveDataset.ts';
+import { datasetRoute } from './datasetRoutes.ts';
+import { httpErrorOf } from '../../http/httpErrorOf.ts';
+import { datasetById, datasetByIdentifier, versionOf } from './resolveDataset.ts';
+import { anyGlobalId } from '../../http/globalId.ts';
+import { shown } from '../../http/httpError.ts';
 
 /**
  * Loupe's own routes for what the reference does over GraphQL (`patchDatasetExamples`,
@@ -133,7 +136,7 @@ export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => [
         },
       };
     } catch (error) {
-      throw asHttp(error);
+      throw httpErrorOf(error);
     }
   }),
 

@@ -5,7 +5,7 @@ import { examplesAtVersion, type DatasetExampleRow } from '../../../projections/
 import type { AppDeps } from '../../appDeps.ts';
 import { parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { single } from '../common/queryParams.ts';
+import { single } from '../../http/queryParams.ts';
 import { exampleGid } from './datasetJson.ts';
 import { datasetRoute } from './datasetRoutes.ts';
 import { datasetById, versionOf } from './resolveDataset.ts';

@@ -8,7 +8,7 @@ import type {
   DatasetVersionWithChangesRow,
 } from '../../../projections/datasets/datasetQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
-import { isoFromMicros } from '../common/pythonIsoTime.ts';
+import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 
 export const datasetGid = (rowid: number): string => toGlobalId('Dataset', String(rowid));
 export const versionGid = (rowid: number): string => toGlobalId('DatasetVersion', String(rowid));

@@ -19,11 +19,14 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { limitParam, single } from '../common/queryParams.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
+import { limitParam, single } from '../../http/queryParams.ts';
+import { cursorOf } from '../../http/page.ts';
 import { datasetLabelIdsBody, labelBody, labelJson, labelPatchBody, splitBody, splitJson, splitPatchBody } from './datasetJson.ts';
-import { asHttp, datasetRoute } from './datasetRoutes.ts';
-import { anyGlobalId, datasetByIdentifier, shown } from './resolveDataset.ts';
+import { datasetRoute } from './datasetRoutes.ts';
+import { httpErrorOf } from '../../http/httpErrorOf.ts';
+import { datasetByIdentifier } from './resolveDataset.ts';
+import { anyGlobalId } from '../../http/globalId.ts';
+import { shown } from '../../http/httpError.ts';
 
 const run = async <R extends { readonly position: Position | null }>(deps: AppDeps, command: () => Promise<R>): Promise<R> => {
   try {
@@ -31,7 +34,7 @@ const run = async <R extends { readonly position: Position | null }>(deps: AppDe
     await settle(deps.runner, result.position);
     return result;
   } catch (error) {
-    throw asHttp(error);
+    throw httpErrorOf(error);
   }
 };
 

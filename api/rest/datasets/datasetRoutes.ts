@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { restPermission } from '../../../domain/access/restPermission.ts';
 import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
 import { uploadDataset, type NewExample } from '../../../domain/datasets/uploadDataset.ts';
-import { DomainError } from '../../../domain/errors.ts';
 import type { JsonObject } from '../../../domain/tracing/jsonValue.ts';
 import {
   examplesAtVersion,
@@ -19,15 +18,18 @@ import {
 } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
+import { httpErrorOf } from '../../http/httpErrorOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { describeIssues, parseQuery } from '../../http/parseBody.ts';
 import type { HttpMethod, RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { boolParam, limitParam, repeated, single } from '../common/queryParams.ts';
-import { rejectNulChars } from '../common/rejectNulChars.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
+import { boolParam, limitParam, repeated, single } from '../../http/queryParams.ts';
+import { rejectNulChars } from '../../http/rejectNulChars.ts';
+import { cursorOf } from '../../http/page.ts';
 import { datasetGid, datasetJson, exampleJson, uploadBody, versionGid, versionWithChangesJson } from './datasetJson.ts';
-import { anyGlobalId, datasetById, shown, versionOf } from './resolveDataset.ts';
+import { datasetById, versionOf } from './resolveDataset.ts';
+import { anyGlobalId } from '../../http/globalId.ts';
+import { shown } from '../../http/httpError.ts';
 import { csvExamples, jsonlExamples, listedExamples, type UploadKeys } from './uploadParsers.ts';
 
 /** A dataset route: its permission from the one REST table, NUL-free parameters checked first. */
@@ -41,13 +43,6 @@ export const datasetRoute = (method: HttpMethod, path: string, handler: RouteDef
     return handler(ctx);
   },
 });
-
-/** DomainErrors as the edge answers them: a broken rule of the input 400, a conflict 409, a missing thing 404. */
-export const asHttp = (error: unknown): unknown => {
-  if (!(error instanceof DomainError)) return error;
-  const status = error.kind === 'conflict' ? 409 : error.kind === 'not_found' ? 404 : error.kind === 'invalid' ? 400 : 403;
-  return new HttpError(status, error.code, error.message);
-};
 
 const pageOf = <R extends { readonly id: number }, J>(
   rows: readonly R[],
@@ -238,7 +233,7 @@ const upload = async (ctx: Koa.Context, deps: AppDeps): Promise<void> => {
     };
   } catch (error) {
     ctx.req.resume();
-    throw asHttp(error);
+    throw httpErrorOf(error);
   }
 };
 
@@ -276,7 +271,7 @@ export const datasetRoutes = (deps: AppDeps): RouteDef[] => [
       const result = await changeDataset(deps.store, { type: 'DeleteDataset', datasetId: dataset.dataset_id }, commandContextOf(ctx));
       await settle(deps.runner, result.position);
     } catch (error) {
-      throw asHttp(error);
+      throw httpErrorOf(error);
     }
     ctx.status = 204;
   }),

@@ -1,22 +1,7 @@
 import { findDataset, findDatasetVersion, type DatasetRow, type DatasetVersionRow } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { fromGlobalId } from '../../http/globalId.ts';
-import { HttpError } from '../../http/httpError.ts';
-
-export const shown = (raw: string): string => JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}…` : raw);
-
-/** Any GlobalID's type and numeric id, or null when `raw` is not one. */
-export const anyGlobalId = (raw: string): { readonly type: string; readonly id: number } | null => {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) return null;
-  const m = /^([A-Za-z]+):(\d{1,15})$/.exec(Buffer.from(raw, 'base64').toString('utf8'));
-  return m ? { type: m[1]!, id: Number(m[2]) } : null;
-};
-
-/** The row id inside a GlobalID of `type`, or null. */
-export const rowidOf = (type: string, raw: string): number | null => {
-  const id = fromGlobalId(type, raw);
-  return id !== null && /^\d{1,15}$/.test(id) ? Number(id) : null;
-};
+import { anyGlobalId, rowidOf } from '../../http/globalId.ts';
+import { HttpError, shown } from '../../http/httpError.ts';
 
 /**
  * A dataset by GlobalID only (the reference resolves no name on these routes): not a GlobalID is

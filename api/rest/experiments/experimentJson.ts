@@ -7,7 +7,7 @@ import type {
   IncompleteRunRow,
 } from '../../../projections/experiments/experimentQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
-import { isoFromMicros } from '../common/pythonIsoTime.ts';
+import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 
 export const experimentGid = (rowid: number): string => toGlobalId('Experiment', String(rowid));
 export const runGid = (rowid: number): string => toGlobalId('ExperimentRun', String(rowid));

@@ -25,11 +25,14 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { isoFromMicros } from '../common/pythonIsoTime.ts';
-import { isoTimeParam, limitParam, repeated, single } from '../common/queryParams.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
-import { asHttp, datasetRoute } from '../datasets/datasetRoutes.ts';
-import { anyGlobalId, datasetById, shown, versionOf } from '../datasets/resolveDataset.ts';
+import { isoFromMicros } from '../../http/pythonIsoTime.ts';
+import { isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
+import { cursorOf } from '../../http/page.ts';
+import { datasetRoute } from '../datasets/datasetRoutes.ts';
+import { httpErrorOf } from '../../http/httpErrorOf.ts';
+import { datasetById, versionOf } from '../datasets/resolveDataset.ts';
+import { anyGlobalId } from '../../http/globalId.ts';
+import { shown } from '../../http/httpError.ts';
 import {
   createExperimentBody,
   createRunBody,
@@ -81,7 +84,7 @@ const run = async <R extends { readonly position: import('../../../domain/events
     await settle(deps.runner, result.position);
     return result;
   } catch (error) {
-    throw asHttp(error);
+    throw httpErrorOf(error);
   }
 };
 

@@ -15,8 +15,9 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseBody } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { asHttp } from '../datasets/datasetRoutes.ts';
-import { anyGlobalId, shown } from '../datasets/resolveDataset.ts';
+import { httpErrorOf } from '../../http/httpErrorOf.ts';
+import { anyGlobalId } from '../../http/globalId.ts';
+import { shown } from '../../http/httpError.ts';
 import { experimentJson } from '../experiments/experimentJson.ts';
 import { openEventStream, sse } from './eventStream.ts';
 import { callAndRecord } from './playgroundCall.ts';
@@ -71,7 +72,7 @@ const settled = async <R extends { readonly position: Position | null }>(deps: A
     await settle(deps.runner, result.position);
     return result;
   } catch (error) {
-    throw asHttp(error);
+    throw httpErrorOf(error);
   }
 };
 

@@ -1,5 +1,5 @@
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
-import { globalIdOf } from '../tracing/tracingIds.ts';
+import { globalIdOf } from '../../http/globalId.ts';
 
 /**
  * Phoenix's `Project` (id, name, description; no timestamps) plus the gradient colours, under the

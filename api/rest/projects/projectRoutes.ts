@@ -1,22 +1,17 @@
-import type Koa from 'koa';
 import { z } from 'zod';
+import { isEventOf } from '../../../domain/loupeEvent.ts';
 import { createProject, deleteProject, updateProject } from '../../../domain/projects/projectCommands.ts';
-import type { ProjectCreated } from '../../../domain/projects/events.ts';
 import { findProjectByProjectId, listProjects } from '../../../projections/projects/projectQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
+import { boolParam, limitParam, single } from '../../http/queryParams.ts';
+import { withoutNul } from '../../http/rejectNulChars.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { projectJson } from './projectJson.ts';
-import { boolParam, limitParam, single } from '../common/queryParams.ts';
-import { withoutNul } from '../common/rejectNulChars.ts';
-import { resolveProject } from '../common/resolveProject.ts';
-import { tracingRoute } from '../tracing/tracingRoute.ts';
-import { cursorOf, page } from '../tracing/tracingIds.ts';
-
-const identifier = (ctx: Koa.Context): string => String(ctx.params.project_identifier);
+import { resolveProject } from './resolveProject.ts';
 
 /** The project as the read model shows it once this process has applied the command. */
 const projectAfter = async (deps: AppDeps, projectId: string) => {
@@ -49,60 +44,89 @@ const updateBody = z.object({
   gradient_end_color: color,
 });
 
-export const projectRoutes = (deps: AppDeps): RouteDef[] => [
-  tracingRoute('GET', '/v1/projects', async (ctx) => {
-    const q = parseQuery(ctx, listQuery);
-    const rows = await listProjects(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, nameContains: q.name_contains ?? null });
-    ctx.body = page(rows, q.limit, 'Project', projectJson);
-  }),
-
-  tracingRoute('POST', '/v1/projects', async (ctx) => {
-    const body = parseBody(ctx, createBody);
-    const result = await createProject(
-      deps.store,
-      {
-        name: body.name,
-        description: body.description ?? null,
-        gradientStartColor: body.gradient_start_color,
-        gradientEndColor: body.gradient_end_color,
+export const projectRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/projects',
+      query: listQuery,
+      handler: async ({ query }) => {
+        const rows = await listProjects(deps.pool, {
+          cursor: cursorOf(query.cursor),
+          limit: query.limit,
+          nameContains: query.name_contains ?? null,
+        });
+        return page(rows, query.limit, byRowid('Project'), projectJson);
       },
-      commandContextOf(ctx),
-    );
-    await settle(deps.runner, result.position);
-    ctx.body = { data: projectJson(await projectAfter(deps, (result.events[0] as ProjectCreated).data.projectId)) };
-  }),
+    }),
 
-  tracingRoute('GET', '/v1/projects/:project_identifier', async (ctx) => {
-    ctx.body = { data: projectJson(await resolveProject(deps.pool, identifier(ctx))) };
-  }),
-
-  tracingRoute('PUT', '/v1/projects/:project_identifier', async (ctx) => {
-    const project = await resolveProject(deps.pool, identifier(ctx));
-    const body = parseBody(ctx, updateBody);
-    const result = await updateProject(
-      deps.store,
-      project.name,
-      {
-        projectId: project.project_id,
-        description: body.description ?? undefined,
-        gradientStartColor: body.gradient_start_color,
-        gradientEndColor: body.gradient_end_color,
+    route({
+      method: 'POST',
+      path: '/v1/projects',
+      body: createBody,
+      handler: async ({ ctx, body, command }) => {
+        const result = await command(() =>
+          createProject(
+            deps.store,
+            {
+              name: body.name,
+              description: body.description ?? null,
+              gradientStartColor: body.gradient_start_color,
+              gradientEndColor: body.gradient_end_color,
+            },
+            commandContextOf(ctx),
+          ),
+        );
+        const created = result.events.find((e) => isEventOf(e, ['ProjectCreated']));
+        return { data: projectJson(await projectAfter(deps, created!.data.projectId)) };
       },
-      commandContextOf(ctx),
-    );
-    await settle(deps.runner, result.position);
-    ctx.body = { data: projectJson(await projectAfter(deps, project.project_id)) };
-  }),
+    }),
 
-  tracingRoute('DELETE', '/v1/projects/:project_identifier', async (ctx) => {
-    const project = await resolveProject(deps.pool, identifier(ctx));
-    const result = await deleteProject(
-      deps.store,
-      project.name,
-      { projectId: project.project_id, defaultProjectName: deps.settings.defaultProjectName },
-      commandContextOf(ctx),
-    );
-    await settle(deps.runner, result.position);
-    ctx.status = 204;
-  }),
-];
+    route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier',
+      handler: async ({ params }) => ({ data: projectJson(await resolveProject(deps.pool, params.project_identifier!)) }),
+    }),
+
+    route({
+      method: 'PUT',
+      path: '/v1/projects/:project_identifier',
+      body: updateBody,
+      handler: async ({ ctx, params, body, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!);
+        await command(() =>
+          updateProject(
+            deps.store,
+            project.name,
+            {
+              projectId: project.project_id,
+              description: body.description ?? undefined,
+              gradientStartColor: body.gradient_start_color,
+              gradientEndColor: body.gradient_end_color,
+            },
+            commandContextOf(ctx),
+          ),
+        );
+        return { data: projectJson(await projectAfter(deps, project.project_id)) };
+      },
+    }),
+
+    route({
+      method: 'DELETE',
+      path: '/v1/projects/:project_identifier',
+      handler: async ({ ctx, params, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!);
+        await command(() =>
+          deleteProject(
+            deps.store,
+            project.name,
+            { projectId: project.project_id, defaultProjectName: deps.settings.defaultProjectName },
+            commandContextOf(ctx),
+          ),
+        );
+        ctx.status = 204;
+      },
+    }),
+  ];
+};

@@ -20,23 +20,18 @@ import {
 } from '../../../projections/prompts/promptQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
-import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
+import { fromGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { limitParam, single } from '../common/queryParams.ts';
+import { limitParam, single } from '../../http/queryParams.ts';
 import { tracingRoute } from '../tracing/tracingRoute.ts';
-import { cursorOf } from '../tracing/tracingIds.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
 import { createPromptBody, patchPromptBody, promptJson, promptTagJson, tagBody } from './promptJson.ts';
 import { promptVersionJson, versionFromJson } from './promptVersionJson.ts';
 
 const pageQuery = z.object({ cursor: single, limit: limitParam(100) });
-
-const page = <R extends { readonly id: number }, J>(rows: readonly R[], limit: number, type: string, render: (row: R) => J) => ({
-  data: rows.slice(0, limit).map(render),
-  next_cursor: rows.length > limit ? toGlobalId(type, String(rows[limit]!.id)) : null,
-});
 
 const shown = (raw: string): string => JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}…` : raw);
 
@@ -105,7 +100,7 @@ const versionOr404 = async (lookup: Promise<PromptVersionRow | null>, what: stri
 export const promptRoutes = (deps: AppDeps): RouteDef[] => [
   tracingRoute('GET', '/v1/prompts', async (ctx) => {
     const q = parseQuery(ctx, pageQuery);
-    ctx.body = page(await listPrompts(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit, 'Prompt', promptJson);
+    ctx.body = page(await listPrompts(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit, byRowid('Prompt'), promptJson);
   }),
 
   tracingRoute('POST', '/v1/prompts', async (ctx: Koa.Context) => {
@@ -143,7 +138,7 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => [
     const prompt = await resolvePrompt(deps, String(ctx.params.prompt_identifier));
     const q = parseQuery(ctx, pageQuery);
     const rows = await listPromptVersions(deps.pool, { promptId: prompt.prompt_id, cursor: cursorOf(q.cursor), limit: q.limit });
-    ctx.body = page(rows, q.limit, 'PromptVersion', promptVersionJson);
+    ctx.body = page(rows, q.limit, byRowid('PromptVersion'), promptVersionJson);
   }),
 
   tracingRoute('GET', '/v1/prompt_versions/:prompt_version_id', async (ctx) => {
@@ -165,7 +160,7 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => [
     const version = await resolveVersion(deps, String(ctx.params.prompt_version_id));
     const q = parseQuery(ctx, pageQuery);
     const rows = await listVersionTags(deps.pool, { versionId: version.version_id, cursor: cursorOf(q.cursor), limit: q.limit });
-    ctx.body = page(rows, q.limit, 'PromptVersionTag', promptTagJson);
+    ctx.body = page(rows, q.limit, byRowid('PromptVersionTag'), promptTagJson);
   }),
 
   tracingRoute('POST', '/v1/prompt_versions/:prompt_version_id/tags', async (ctx) => {

@@ -17,12 +17,13 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseBody, parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { isoFromMicros } from '../common/pythonIsoTime.ts';
-import { enumParam, limitParam, single } from '../common/queryParams.ts';
-import { withoutNul } from '../common/rejectNulChars.ts';
-import { resolveProject } from '../common/resolveProject.ts';
+import { isoFromMicros } from '../../http/pythonIsoTime.ts';
+import { enumParam, limitParam, single } from '../../http/queryParams.ts';
+import { withoutNul } from '../../http/rejectNulChars.ts';
+import { resolveProject } from '../projects/resolveProject.ts';
 import { tracingRoute } from './tracingRoute.ts';
-import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
+import { globalIdOf, rowidOf } from '../../http/globalId.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
 
 /** Phoenix's SessionData: the session's traces by start time, token sums of its LLM spans. */
 const sessionJson = (s: SessionRow, traces: readonly SessionTraceRow[]) => ({
@@ -94,7 +95,7 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => [
     );
     const bySession = new Map<number, SessionTraceRow[]>();
     for (const t of traces) bySession.set(t.session_rowid, [...(bySession.get(t.session_rowid) ?? []), t]);
-    ctx.body = page(rows, q.limit, 'ProjectSession', (s) => sessionJson(s, bySession.get(s.id) ?? []));
+    ctx.body = page(rows, q.limit, byRowid('ProjectSession'), (s) => sessionJson(s, bySession.get(s.id) ?? []));
   }),
 
   tracingRoute('GET', '/v1/sessions/:session_identifier', async (ctx) => {

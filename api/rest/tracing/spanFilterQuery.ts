@@ -3,7 +3,7 @@ import type { JsonScalar } from '../../../domain/tracing/jsonValue.ts';
 import { OPENINFERENCE_SPAN_KINDS } from '../../../domain/tracing/openInferenceSpanKind.ts';
 import { storableText } from '../../../domain/tracing/storable.ts';
 import { SPAN_STATUS_CODES } from '../../../domain/tracing/spanRecord.ts';
-import { isoTimeParam, limitParam, repeated, single } from '../common/queryParams.ts';
+import { isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 
 const upperIn = (allowed: readonly string[], parameter: string) =>
   repeated.transform((values, ctx) => {

@@ -1,8 +1,8 @@
 import type { JsonObject, JsonValue } from '../../../domain/tracing/jsonValue.ts';
 import { OPENINFERENCE_SPAN_KIND_KEY } from '../../../domain/tracing/openInferenceSpanKind.ts';
 import type { SpanRow } from '../../../projections/tracing/spanQueries.ts';
-import { isoFromMicros, isoFromNanos } from '../common/pythonIsoTime.ts';
-import { globalIdOf } from './tracingIds.ts';
+import { isoFromMicros, isoFromNanos } from '../../http/pythonIsoTime.ts';
+import { globalIdOf } from '../../http/globalId.ts';
 
 /**
  * Phoenix's REST span (docs/reference/rest-facts.md §5.1): `span_kind` is the `openinference.span.kind` attribute

@@ -18,9 +18,10 @@ import { settle } from '../../http/settle.ts';
 import { spanFilterQuery, type SpanFilterQuery } from './spanFilterQuery.ts';
 import { phoenixSpanInput, spanInputFromJson } from './spanInputFromJson.ts';
 import { jsonWithBigInts, otlpSpanJson, spanJson } from './spanJson.ts';
-import { resolveProject } from '../common/resolveProject.ts';
+import { resolveProject } from '../projects/resolveProject.ts';
 import { tracingRoute } from './tracingRoute.ts';
-import { rowidOf, cursorOf, page } from './tracingIds.ts';
+import { rowidOf } from '../../http/globalId.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
 
 const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKinds: boolean) => {
   const conditions = filterConditions('span', q);
@@ -120,14 +121,14 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => [
   tracingRoute('GET', '/v1/projects/:project_identifier/spans', async (ctx) => {
     const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
     const q = parseQuery(ctx, spanFilterQuery);
-    ctx.body = page(await spansOf(deps, project, q, true), q.limit, 'Span', spanJson);
+    ctx.body = page(await spansOf(deps, project, q, true), q.limit, byRowid('Span'), spanJson);
   }),
 
   tracingRoute('GET', '/v1/projects/:project_identifier/spans/otlpv1', async (ctx) => {
     const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
     const q = parseQuery(ctx, spanFilterQuery);
     ctx.type = 'application/json';
-    ctx.body = jsonWithBigInts(page(await spansOf(deps, project, q, false), q.limit, 'Span', otlpSpanJson));
+    ctx.body = jsonWithBigInts(page(await spansOf(deps, project, q, false), q.limit, byRowid('Span'), otlpSpanJson));
   }),
 
   tracingRoute('POST', '/v1/projects/:project_identifier/spans', createSpans(deps)),

@@ -10,11 +10,12 @@ import { HttpError } from '../../http/httpError.ts';
 import { parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { isoFromMicros } from '../common/pythonIsoTime.ts';
-import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from '../common/queryParams.ts';
-import { resolveProject } from '../common/resolveProject.ts';
+import { isoFromMicros } from '../../http/pythonIsoTime.ts';
+import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
+import { resolveProject } from '../projects/resolveProject.ts';
 import { tracingRoute } from './tracingRoute.ts';
-import { cursorOf, globalIdOf, page, rowidOf } from './tracingIds.ts';
+import { globalIdOf, rowidOf } from '../../http/globalId.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
 
 const listQuery = z.object({
   start_time: isoTimeParam,
@@ -93,7 +94,7 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => [
       : null;
     const byTrace = new Map<number, TraceSpanRow[]>();
     for (const s of spans ?? []) byTrace.set(s.trace_rowid, [...(byTrace.get(s.trace_rowid) ?? []), s]);
-    ctx.body = page(rows, q.limit, 'Trace', (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
+    ctx.body = page(rows, q.limit, byRowid('Trace'), (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
   }),
 
   tracingRoute('DELETE', '/v1/traces/:trace_identifier', async (ctx) => {

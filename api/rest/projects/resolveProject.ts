@@ -1,7 +1,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import { findProjectById, findProjectByName, type ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { rowidOf } from '../tracing/tracingIds.ts';
+import { rowidOf } from '../../http/globalId.ts';
 
 /**
  * `{project_identifier}`: a Project GlobalID, else a project name (docs/reference/rest-facts.md §0.3). Unknown →

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { HttpError } from '../../http/httpError.ts';
+import { HttpError } from './httpError.ts';
 
 const NUL = '\u0000';
 
