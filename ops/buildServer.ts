@@ -30,6 +30,10 @@ import { createReadModelLease, ownerLabel } from '../projections/readModelLease.
 import { createReactorRunner, type ReactorRunner } from '../projections/reactors/reactorRunner.ts';
 import { createReactors } from './createReactors.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
+import { deriveAuditKey } from '../domain/audit/auditKey.ts';
+import { createPostgresSealInputs } from '../domain/audit/postgresSealInputs.ts';
+import { createSealer } from '../projections/audit/createSealer.ts';
+import { startSealing } from '../projections/audit/startSealing.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
@@ -130,6 +134,18 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // Prices changed after the spans they price were stored: repriced in the background.
     const costReactor = startCostReactor({ pool: database.pool, logger });
     closers.unshift(() => costReactor.stop());
+
+    // Trails the append (never on its path); PGlite is one session, so its batches are kept small.
+    const sealing = startSealing({
+      sealer: createSealer({
+        pool: database.pool,
+        key: deriveAuditKey(config.audit.secret),
+        source: createPostgresSealInputs,
+        maxBytes: database.kind === 'pglite' ? 4 * 1024 * 1024 : undefined,
+      }),
+      logger,
+    });
+    closers.unshift(() => sealing.stop());
 
     let draining = false;
     const authenticator = identity.authenticator(store, runner);

@@ -98,6 +98,14 @@ const COMMANDS: readonly CommandSpec[] = [
     check: (values) => isoDate('from', values.from) ?? isoDate('to', values.to),
   },
   {
+    words: ['audit', 'verify'],
+    module: 'auditVerify',
+    arguments: '',
+    summary: 'check the audit chain over the whole event log; exit 0 when intact, else 1 naming the first bad position',
+    options: {},
+    positionals: { min: 0, max: 0 },
+  },
+  {
     words: ['users', 'set-password'],
     module: 'usersSetPassword',
     arguments: 'EMAIL',

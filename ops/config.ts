@@ -112,6 +112,13 @@ export interface Config {
   readonly ldap: LdapSettings | null;
   /** `SERVICE_PLAYGROUND_TIMEOUT_SECONDS` and the providers' own key variables (`OPENAI_API_KEY`, ...). */
   readonly playground: PlaygroundSettings;
+  readonly audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** What the audit chain's key is derived from: SERVICE_AUDIT_KEY, else SERVICE_SECRET, else null (unkeyed). */
+  readonly secret: string | null;
+  readonly secretFrom: 'SERVICE_AUDIT_KEY' | 'SERVICE_SECRET' | null;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -524,6 +531,8 @@ export const loadConfig = (env: Env = process.env): Config => {
   };
 
   const auth = readAuth(r, env);
+  // Its own variable, so that rotating SERVICE_SECRET does not leave the chain sealed with a key nobody has.
+  const auditKey = readSecret(r, 'SERVICE_AUDIT_KEY');
   const config: Config = {
     http,
     database,
@@ -542,6 +551,12 @@ export const loadConfig = (env: Env = process.env): Config => {
       ),
       allowedBaseUrls: readAllowedBaseUrls(r),
     },
+    audit:
+      auditKey !== null
+        ? { secret: auditKey, secretFrom: 'SERVICE_AUDIT_KEY' }
+        : auth.secret !== null
+          ? { secret: auth.secret, secretFrom: 'SERVICE_SECRET' }
+          : { secret: null, secretFrom: null },
   };
   // External sign-in ends in our own session cookies: without auth there is nothing to sign in to.
   if (!auth.enabled) {
@@ -580,6 +595,7 @@ export const redactConfig = (config: Config): Config =>
       defaultAdminInitialPassword: REDACTED,
     },
     smtp: config.smtp === null ? null : { ...config.smtp, password: REDACTED },
+    audit: { ...config.audit, secret: config.audit.secret === null ? null : REDACTED },
     oauth2: config.oauth2.map((p) => ({ ...p, clientSecret: p.clientSecret === null ? null : REDACTED })),
     ldap: config.ldap === null ? null : { ...config.ldap, bindPassword: config.ldap.bindPassword === null ? null : REDACTED },
   });

@@ -3,11 +3,13 @@ import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEv
 import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { reactorMigrations } from '../../projections/reactors/reactorMigrations.ts';
+import { auditMigrations } from '../../projections/audit/auditMigrations.ts';
 
 /** Event log first, then checkpoints (read models', reactors'), then each read model's own migrations in order. */
 export const allMigrations = (): Migration[] => [
   ...postgresEventStoreMigrations,
   ...checkpointMigrations,
   ...reactorMigrations,
+  ...auditMigrations,
   ...allProjections().flatMap((p) => p.migrations),
 ];

@@ -5,6 +5,7 @@ import { configProblems, hasProblem } from '../support/configProblems.ts';
 
 const SECRET = 'a-very-long-secret-with-digit-0123456789';
 const ADMIN_SECRET = 'another-long-admin-secret-9876543210abc';
+const AUDIT_KEY = 'the-audit-chain-key-for-these-tests-42';
 
 /** The problems a ConfigError reports, one formatted line each. */
 const problemsOf = (env: Env): string[] => {
@@ -319,10 +320,20 @@ test('SMTP: TLS mode picks the default port; settings are validated', () => {
   hasProblem(lines, 'SERVICE_SMTP_MAIL_FROM: must be an email address');
 });
 
+test('SERVICE_AUDIT_KEY keys the audit chain, else SERVICE_SECRET does, else it is unkeyed; same rules as SERVICE_SECRET', () => {
+  const own = loadConfig({ SERVICE_SECRET: SECRET, SERVICE_AUDIT_KEY: ADMIN_SECRET }).audit;
+  assert.equal([own.secret, own.secretFrom], [ADMIN_SECRET, 'SERVICE_AUDIT_KEY']);
+  const shared = loadConfig({ SERVICE_SECRET: SECRET }).audit;
+  assert.equal([shared.secret, shared.secretFrom], [SECRET, 'SERVICE_SECRET']);
+  assert.equal(loadConfig({}).audit, { secret: null, secretFrom: null });
+  assert.equal(problemsOf({ SERVICE_AUDIT_KEY: 'short1' }), ['SERVICE_AUDIT_KEY: must be at least 32 characters long (value not shown)']);
+});
+
 test('redactConfig hides secrets, passwords and URL passwords', () => {
   const config = loadConfig({
     SERVICE_SECRET: SECRET,
     SERVICE_ADMIN_SECRET: ADMIN_SECRET,
+    SERVICE_AUDIT_KEY: AUDIT_KEY,
     SERVICE_SQL_DATABASE_URL: 'postgres://app:hunter2@db:5432/loupe',
     SERVICE_SMTP_HOSTNAME: 'h',
     SERVICE_SMTP_USERNAME: 'u',
@@ -330,7 +341,7 @@ test('redactConfig hides secrets, passwords and URL passwords', () => {
     SERVICE_DEFAULT_ADMIN_INITIAL_PASSWORD: 'first-password',
   });
   const text = JSON.stringify(redactConfig(config));
-  for (const secret of [SECRET, ADMIN_SECRET, 'hunter2', 'mail-password', 'first-password']) {
+  for (const secret of [SECRET, ADMIN_SECRET, AUDIT_KEY, 'hunter2', 'mail-password', 'first-password']) {
     assert.not.ok(text.includes(secret), secret);
   }
   assert.ok(text.includes('postgres://app:'));

@@ -1,0 +1,54 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import type { SealInputSource } from './sealInputSource.ts';
+import { byteaColumn } from './byteaColumn.ts';
+import { canonicalMetadata } from './sealInput.ts';
+
+const row = z.object({
+  id: z.string(),
+  stream: z.string(),
+  revision: z.number(),
+  tx: z.string(),
+  seq: z.bigint(),
+  type: z.string(),
+  metadata: z.string(),
+  data_sha256: byteaColumn,
+});
+
+/**
+ * The seal inputs of the Postgres/PGlite `events` table. The data is hashed by the database
+ * (sha256 of the stored JSON text's UTF-8 bytes), so a span batch of megabytes never travels to
+ * the sealer. Pages are bounded by the stored data sizes (`data_bytes`) as projection batches are.
+ */
+export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSource => ({
+  async read(after, maxEvents, maxBytes) {
+    const rows = await db.any(sql.type(row)`
+      WITH page AS (
+        SELECT event_id, stream, revision, transaction_id, global_position, type, metadata, data, data_bytes
+        FROM events
+        WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
+          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY transaction_id, global_position
+        LIMIT ${maxEvents}
+      ), sized AS (
+        SELECT *, sum(coalesce(data_bytes, 0)) OVER (ORDER BY transaction_id, global_position ROWS UNBOUNDED PRECEDING)
+          - coalesce(data_bytes, 0) AS bytes_before
+        FROM page
+      )
+      SELECT event_id::text AS id, stream, revision, transaction_id::text AS tx, global_position AS seq, type,
+        metadata::text AS metadata, sha256(convert_to(data::text, 'UTF8')) AS data_sha256
+      FROM sized
+      WHERE bytes_before < ${maxBytes} OR bytes_before = 0
+      ORDER BY transaction_id, global_position`);
+    return rows.map((r) => ({
+      id: r.id,
+      position: { tx: BigInt(r.tx), seq: r.seq },
+      stream: r.stream,
+      revision: r.revision,
+      type: r.type,
+      metadata: canonicalMetadata(r.metadata),
+      dataSha256: r.data_sha256,
+      erasure: null,
+    }));
+  },
+});

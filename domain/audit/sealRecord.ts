@@ -1,0 +1,20 @@
+import type { Position } from '../eventstore/types.ts';
+import type { SealParts } from './sealChain.ts';
+
+/** One stored seal: the position and event it covers, what it covered (the parts) and the seal. */
+export type SealRecord = SealParts & {
+  readonly position: Position;
+  /** 1 for the first event sealed, then +1 per event: a gap means seals were removed. */
+  readonly ordinal: bigint;
+  readonly eventId: string;
+  readonly seal: Buffer;
+};
+
+/** The sealed head as recorded now and then, with the id of the key the chain is sealed with. */
+export type Checkpoint = {
+  readonly position: Position;
+  readonly ordinal: bigint;
+  readonly seal: Buffer;
+  readonly keyId: string;
+  readonly recordedAt: string;
+};

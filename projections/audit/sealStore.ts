@@ -1,0 +1,125 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { byteaColumn } from '../../domain/audit/byteaColumn.ts';
+import type { Checkpoint, SealRecord } from '../../domain/audit/sealRecord.ts';
+import type { Position } from '../../domain/eventstore/types.ts';
+
+const sealRow = z.object({
+  tx: z.bigint(),
+  seq: z.bigint(),
+  ordinal: z.bigint(),
+  event_id: z.string(),
+  header_sha256: byteaColumn,
+  metadata_sha256: byteaColumn,
+  data_sha256: byteaColumn,
+  seal: byteaColumn,
+});
+
+const toSeal = (r: z.infer<typeof sealRow>): SealRecord => ({
+  position: { tx: r.tx, seq: r.seq },
+  ordinal: r.ordinal,
+  eventId: r.event_id,
+  header: r.header_sha256,
+  metadata: r.metadata_sha256,
+  data: r.data_sha256,
+  seal: r.seal,
+});
+
+const checkpointRow = z.object({
+  tx: z.bigint(),
+  seq: z.bigint(),
+  ordinal: z.bigint(),
+  seal: byteaColumn,
+  key_id: z.string(),
+  recorded_at: z.string(),
+});
+
+const toCheckpoint = (r: z.infer<typeof checkpointRow>): Checkpoint => ({
+  position: { tx: r.tx, seq: r.seq },
+  ordinal: r.ordinal,
+  seal: r.seal,
+  keyId: r.key_id,
+  recordedAt: r.recorded_at,
+});
+
+const sealColumns = sql.fragment`tx, seq, ordinal, event_id::text, header_sha256, metadata_sha256, data_sha256, seal`;
+
+/** The newest seal, or null before the first. */
+export const lastSeal = async (db: CommonQueryMethods): Promise<SealRecord | null> => {
+  const r = await db.maybeOne(sql.type(sealRow)`SELECT ${sealColumns} FROM audit_seals ORDER BY tx DESC, seq DESC LIMIT 1`);
+  return r ? toSeal(r) : null;
+};
+
+/** Seals strictly after `after` in global order. */
+export const readSeals = async (db: CommonQueryMethods, after: Position, limit: number): Promise<SealRecord[]> =>
+  (
+    await db.any(sql.type(sealRow)`
+      SELECT ${sealColumns} FROM audit_seals
+      WHERE (tx, seq) > (${after.tx.toString()}::bigint, ${after.seq.toString()}::bigint)
+      ORDER BY tx, seq LIMIT ${limit}`)
+  ).map(toSeal);
+
+/** Where an event was sealed (to tell a reordering from a replacement); a scan, only run on a finding. */
+export const sealOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<SealRecord | null> => {
+  const r = await db.maybeOne(sql.type(sealRow)`SELECT ${sealColumns} FROM audit_seals WHERE event_id = ${eventId}::uuid LIMIT 1`);
+  return r ? toSeal(r) : null;
+};
+
+const eventPosition = z.object({ tx: z.string(), seq: z.bigint() });
+
+/** Where the log holds an event now (by its unique id), or null. */
+export const positionOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<Position | null> => {
+  const r = await db.maybeOne(sql.type(eventPosition)`
+    SELECT transaction_id::text AS tx, global_position AS seq FROM events WHERE event_id = ${eventId}::uuid`);
+  return r ? { tx: BigInt(r.tx), seq: r.seq } : null;
+};
+
+const hex = (bs: readonly Buffer[]) => bs.map((b) => b.toString('hex'));
+
+export const insertSeals = async (db: CommonQueryMethods, rows: readonly SealRecord[]): Promise<void> => {
+  if (rows.length === 0) return;
+  await db.query(sql.unsafe`
+    INSERT INTO audit_seals (tx, seq, ordinal, event_id, header_sha256, metadata_sha256, data_sha256, seal)
+    SELECT tx, seq, ordinal, event_id::uuid, decode(h, 'hex'), decode(m, 'hex'), decode(d, 'hex'), decode(s, 'hex')
+    FROM unnest(
+      ${sql.array(
+        rows.map((r) => r.position.tx.toString()),
+        'int8',
+      )}, ${sql.array(
+        rows.map((r) => r.position.seq.toString()),
+        'int8',
+      )}, ${sql.array(
+        rows.map((r) => r.ordinal.toString()),
+        'int8',
+      )},
+      ${sql.array(
+        rows.map((r) => r.eventId),
+        'text',
+      )}, ${sql.array(hex(rows.map((r) => r.header)), 'text')}, ${sql.array(hex(rows.map((r) => r.metadata)), 'text')},
+      ${sql.array(hex(rows.map((r) => r.data)), 'text')}, ${sql.array(hex(rows.map((r) => r.seal)), 'text')}
+    ) AS t(tx, seq, ordinal, event_id, h, m, d, s)`);
+};
+
+export const latestCheckpoint = async (db: CommonQueryMethods): Promise<Checkpoint | null> => {
+  const r = await db.maybeOne(sql.type(checkpointRow)`
+    SELECT tx, seq, ordinal, seal, key_id, recorded_at::text FROM audit_checkpoints ORDER BY id DESC LIMIT 1`);
+  return r ? toCheckpoint(r) : null;
+};
+
+/** Every checkpoint, oldest first (one a minute at most while events arrive: small). */
+export const readCheckpoints = async (db: CommonQueryMethods): Promise<Checkpoint[]> =>
+  (
+    await db.any(sql.type(checkpointRow)`
+      SELECT tx, seq, ordinal, seal, key_id, recorded_at::text FROM audit_checkpoints ORDER BY id`)
+  ).map(toCheckpoint);
+
+export const insertCheckpoint = async (db: CommonQueryMethods, head: SealRecord, keyId: string): Promise<void> => {
+  await db.query(sql.unsafe`
+    INSERT INTO audit_checkpoints (tx, seq, ordinal, seal, key_id)
+    VALUES (${head.position.tx.toString()}, ${head.position.seq.toString()}, ${head.ordinal.toString()},
+      decode(${head.seal.toString('hex')}, 'hex'), ${keyId})`);
+};
+
+/** For a progress bar: how many events the log holds. */
+export const countEvents = async (db: CommonQueryMethods): Promise<number> =>
+  db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events`);
