@@ -19,6 +19,7 @@ import {
   DatasetQueryResolver,
   ExperimentFieldResolver,
 } from './resolvers/datasetResolvers.ts';
+import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
 import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
@@ -37,6 +38,8 @@ import { Project, ProjectSession, Span, Trace } from './types/tracingTypes.ts';
 export const RESOLVERS = [
   TracingQueryResolver,
   ProjectResolver,
+  FilterQueryResolver,
+  ProjectFilterResolver,
   TraceResolver,
   SpanResolver,
   SessionResolver,

@@ -204,6 +204,73 @@ test('filters, sort and cursor paging on the Traces and Spans tabs', async ({ se
   await page.context().close();
 });
 
+test('the filter language: completion of attribute keys, an inline error at its position, a shared URL, sessions filtered', async ({
+  server,
+  browser,
+}) => {
+  const { page, problems } = await openPage(browser);
+  const id = await projectId(server, 'support-bot');
+  await page.goto(server.href(`/projects/${id}/spans`));
+  await page.getByTestId('spans-table').waitFor();
+  const bar = page.getByLabel('Filter condition');
+  // When a condition is typed up to the start of an attribute key
+  await bar.click();
+  await bar.pressSequentially("span_kind == 'LLM' and llm.mo");
+  // Then the project's attribute key is offered, and Tab takes it
+  const completion = page.getByRole('listbox', { name: 'Completions' });
+  await completion.getByText('llm.model_name').waitFor();
+  await screenshot(page, 'filters-completion');
+  await bar.press('Tab');
+  assert.is(await bar.inputValue(), "span_kind == 'LLM' and llm.model_name");
+  // When the rest is typed and applied
+  await bar.pressSequentially(" == 'gpt-4o-mini' and latency_ms > 2000");
+  await bar.press('Enter');
+  // Then exactly the LLM spans slower than 2 s are listed (turns 47..59: 400 + 37 i - 120 ms)
+  await page.waitForURL(/where=/);
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="span-row"]').length === 13 && !document.querySelector('.table-card.loading'),
+  );
+  const shared = page.url();
+
+  // When a broken condition is typed
+  await bar.fill('latency_ms >');
+  await bar.press('Enter');
+  // Then the error shows inline, at its position, and the list keeps the last good filter
+  const error = page.getByTestId('filter-error');
+  await error.waitFor();
+  assert.match(await text(error), /At position 12: expected a field/);
+  assert.ok(page.url() === shared, 'a refused condition does not change the URL');
+  await screenshot(page, 'filters-error');
+
+  // When the copied URL is opened afresh, the same view comes back
+  const other = await openPage(browser);
+  await other.page.goto(shared);
+  await other.page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="span-row"]').length === 13 && !document.querySelector('.table-card.loading'),
+  );
+  assert.is(
+    await other.page.getByLabel('Filter condition').inputValue(),
+    "span_kind == 'LLM' and llm.model_name == 'gpt-4o-mini' and latency_ms > 2000",
+  );
+  await other.page.context().close();
+
+  // Sessions take the same bar: sess-alpha has six turns, sess-beta four
+  await page.goto(server.href(`/projects/${id}/sessions`));
+  await page.getByTestId('sessions-table').waitFor();
+  await page.getByTestId('filter-condition').locator('summary', { hasText: 'Examples' }).click();
+  await page.getByRole('button', { name: 'trace_count >= 3' }).click();
+  await page.waitForURL(/where=/);
+  await page.getByLabel('Filter condition').fill('trace_count >= 5');
+  await page.getByLabel('Filter condition').press('Enter');
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="session-row"]').length === 1 && !document.querySelector('.table-card.loading'),
+  );
+  assert.match(await text(page.getByTestId('session-row').first()), /sess-alpha|\(#0\)|#\d/);
+  await screenshot(page, 'filters-sessions');
+  assert.equal(unexpectedProblems(problems), []);
+  await page.context().close();
+});
+
 test('sessions: the list, a session as a conversation, each turn linked to its trace', async ({ server, browser, turns }) => {
   const { page, problems } = await openPage(browser);
   const id = await projectId(server, 'support-bot');

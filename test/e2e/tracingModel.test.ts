@@ -69,15 +69,26 @@ test('filters survive the URL both ways; unknown values and the router turning "
     spanKinds: ['llm'],
     names: ['chat'],
     attributes: [{ key: 'llm.model_name', value: 'gpt-4o=mini' }],
+    condition: "latency_ms > 5000 and 'refund' in input.value",
+    search: 'refund "two words"',
   } as const;
   const search = filterToSearch(filter);
-  assert.equal(search, { status: 'ERROR,OK', kind: 'llm', name: 'chat', attr: 'llm.model_name=gpt-4o=mini' });
+  assert.equal(search, {
+    status: 'ERROR,OK',
+    kind: 'llm',
+    name: 'chat',
+    attr: 'llm.model_name=gpt-4o=mini',
+    where: "latency_ms > 5000 and 'refund' in input.value",
+    q: 'refund "two words"',
+  });
   assert.equal(filterFromSearch(search), filter);
   assert.equal(filterFromSearch({ status: 'BROKEN,ERROR', kind: 'nope', name: 5, attr: '=x' }), {
     statusCodes: ['ERROR'],
     spanKinds: [],
     names: ['5'],
     attributes: [],
+    condition: '',
+    search: '',
   });
   assert.equal(sortFromSearch({ sort: 'latencyMs', dir: 'asc' }), { col: 'latencyMs', dir: 'asc' });
   assert.equal(sortFromSearch({ sort: 'name; drop table' }), { col: 'startTime', dir: 'desc' });

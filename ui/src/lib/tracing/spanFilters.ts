@@ -10,11 +10,15 @@ export type SpanFilterState = {
   readonly spanKinds: readonly SpanKind[];
   readonly names: readonly string[];
   readonly attributes: readonly { readonly key: string; readonly value: string }[];
+  /** The filter language (`?where=`), applied on top of the above. */
+  readonly condition: string;
+  /** Full-text search (`?q=`). */
+  readonly search: string;
 };
 
 export type TraceSortState = { readonly col: 'startTime' | 'latencyMs'; readonly dir: 'asc' | 'desc' };
 
-export const NO_FILTER: SpanFilterState = { statusCodes: [], spanKinds: [], names: [], attributes: [] };
+export const NO_FILTER: SpanFilterState = { statusCodes: [], spanKinds: [], names: [], attributes: [], condition: '', search: '' };
 export const DEFAULT_SORT: TraceSortState = { col: 'startTime', dir: 'desc' };
 
 type Search = Record<string, string | number | boolean>;
@@ -44,6 +48,8 @@ export const filterFromSearch = (search: Search): SpanFilterState => {
     spanKinds: list(search, 'kind').filter((k): k is SpanKind => (SPAN_KINDS as readonly string[]).includes(k)),
     names: name ? [name] : [],
     attributes: attribute ? [attribute] : [],
+    condition: text(search, 'where').trim(),
+    search: text(search, 'q').trim(),
   };
 };
 
@@ -52,10 +58,14 @@ export const filterToSearch = (filter: SpanFilterState): Record<string, string> 
   ...(filter.spanKinds.length ? { kind: filter.spanKinds.join(',') } : {}),
   ...(filter.names[0] ? { name: filter.names[0] } : {}),
   ...(filter.attributes[0] ? { attr: `${filter.attributes[0].key}=${filter.attributes[0].value}` } : {}),
+  ...(filter.condition ? { where: filter.condition } : {}),
+  ...(filter.search ? { q: filter.search } : {}),
 });
 
 export const isFiltered = (filter: SpanFilterState): boolean =>
-  filter.statusCodes.length + filter.spanKinds.length + filter.names.length + filter.attributes.length > 0;
+  filter.statusCodes.length + filter.spanKinds.length + filter.names.length + filter.attributes.length > 0 ||
+  filter.condition !== '' ||
+  filter.search !== '';
 
 export const sortFromSearch = (search: Search): TraceSortState => {
   const col = text(search, 'sort');

@@ -45,10 +45,10 @@ export const fetchProjectName = async (projectId: string, signal?: AbortSignal):
 };
 
 const ROOT_SPANS_BY_TRACE = `
-  query ProjectTraces($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $sort: TraceSort, $filter: SpanFilter) {
+  query ProjectTraces($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $sort: TraceSort, $filter: SpanFilter, $filterCondition: String, $search: String) {
     node(id: $id) {
       ... on Project {
-        rows: traces(first: $first, after: $after, timeRange: $timeRange, sort: $sort, filter: $filter) {
+        rows: traces(first: $first, after: $after, timeRange: $timeRange, sort: $sort, filter: $filter, filterCondition: $filterCondition, search: $search) {
           edges { node { ${TRACE_ROW_FIELDS} } }
           pageInfo { hasNextPage endCursor }
         }
@@ -73,15 +73,17 @@ export const fetchRootSpans = (
       timeRange: range(args.timeRange),
       sort: args.sort,
       filter: apiFilterOf(args.filter),
+      filterCondition: args.filter.condition || null,
+      search: args.filter.search || null,
     },
     signal,
   );
 
 const SPANS = `
-  query ProjectSpans($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $filter: SpanFilter, $rootSpansOnly: Boolean, $sort: SpanSort) {
+  query ProjectSpans($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $filter: SpanFilter, $rootSpansOnly: Boolean, $sort: SpanSort, $filterCondition: String, $search: String) {
     node(id: $id) {
       ... on Project {
-        rows: spans(first: $first, after: $after, timeRange: $timeRange, filter: $filter, rootSpansOnly: $rootSpansOnly, sort: $sort) {
+        rows: spans(first: $first, after: $after, timeRange: $timeRange, filter: $filter, rootSpansOnly: $rootSpansOnly, sort: $sort, filterCondition: $filterCondition, search: $search) {
           edges { node { ${SPAN_ROW_FIELDS} } }
           pageInfo { hasNextPage endCursor }
         }
@@ -109,6 +111,8 @@ export const fetchSpans = (
       after: args.after,
       timeRange: range(args.timeRange),
       filter: apiFilterOf(args.filter),
+      filterCondition: args.filter.condition || null,
+      search: args.filter.search || null,
       rootSpansOnly: args.rootSpansOnly || null,
       sort: args.sort,
     },
@@ -116,10 +120,10 @@ export const fetchSpans = (
   );
 
 const SESSIONS = `
-  query ProjectSessions($id: ID!, $first: Int!, $after: String, $dir: SortDir, $timeRange: TimeRange) {
+  query ProjectSessions($id: ID!, $first: Int!, $after: String, $dir: SortDir, $timeRange: TimeRange, $filterCondition: String, $search: String) {
     node(id: $id) {
       ... on Project {
-        sessions(first: $first, after: $after, dir: $dir, timeRange: $timeRange) {
+        sessions(first: $first, after: $after, dir: $dir, timeRange: $timeRange, filterCondition: $filterCondition, search: $search) {
           edges { node {
             id sessionId startTime endTime durationMs numTraces numTracesWithError
             firstInput ${IO_PREVIEW} lastOutput ${IO_PREVIEW} tokenUsage { total }
@@ -131,12 +135,28 @@ const SESSIONS = `
   }`;
 
 export const fetchSessions = async (
-  args: { projectId: string; first: number; after: string | null; dir: 'asc' | 'desc'; timeRange?: TimeRange },
+  args: {
+    projectId: string;
+    first: number;
+    after: string | null;
+    dir: 'asc' | 'desc';
+    timeRange?: TimeRange;
+    condition?: string;
+    search?: string;
+  },
   signal?: AbortSignal,
 ): Promise<Page<SessionRow>> => {
   const reply = await gql<{ node: { sessions: Connection<SessionRow> } }>(
     SESSIONS,
-    { id: args.projectId, first: args.first, after: args.after, dir: args.dir, timeRange: args.timeRange ? range(args.timeRange) : null },
+    {
+      id: args.projectId,
+      first: args.first,
+      after: args.after,
+      dir: args.dir,
+      timeRange: args.timeRange ? range(args.timeRange) : null,
+      filterCondition: args.condition || null,
+      search: args.search || null,
+    },
     signal,
   );
   return pageOf(reply.node.sessions, (s) => s);
