@@ -4,6 +4,7 @@ import type { LdapSettings } from '../api/identity/ldap/ldapSettings.ts';
 import type { OAuth2ProviderSettings } from '../api/identity/oauth2/oauth2Settings.ts';
 import { parseAllowedBaseUrls } from '../api/rest/playground/baseUrlRule.ts';
 import type { PlaygroundSettings } from '../api/rest/playground/playgroundSettings.ts';
+import { canonicalBaseUrl } from '../domain/playground/canonicalBaseUrl.ts';
 import { PLAYGROUND_PROVIDERS } from '../domain/playground/playgroundProvider.ts';
 import { isValidEmail, normaliseEmail } from '../domain/identity/email.ts';
 import { readLdap } from './config/ldapConfig.ts';
@@ -305,6 +306,23 @@ const readAllowedBaseUrls = (r: Reader): readonly string[] => {
   return [];
 };
 
+/**
+ * `<PROVIDER>_BASE_URL` (`OLLAMA_BASE_URL`, `OPENAI_BASE_URL`, as the SDKs name it): the base URL an
+ * operator bound a provider (and so its key) to, canonical.
+ */
+const readEnvironmentBaseUrls = (r: Reader, env: Env): Readonly<Record<string, string>> => {
+  const out: Record<string, string> = {};
+  for (const p of PLAYGROUND_PROVIDERS) {
+    const name = `${p}_BASE_URL`;
+    const raw = env[name]?.trim() ?? '';
+    if (raw === '') continue;
+    const url = canonicalBaseUrl(raw);
+    if (url === null) r.problem(name, 'must be an http:// or https:// URL without a user name or password');
+    else out[name] = url;
+  }
+  return out;
+};
+
 /** Relative paths resolve against the current directory; `~` against the home directory. */
 const readWorkingDir = (r: Reader, env: Env): string => resolve(expandHome(r.string('SERVICE_WORKING_DIR', DEFAULTS.workingDir), env));
 
@@ -549,6 +567,7 @@ export const loadConfig = (env: Env = process.env): Config => {
       environmentKeys: Object.fromEntries(
         PLAYGROUND_PROVIDERS.map((p) => [`${p}_API_KEY`, env[`${p}_API_KEY`]?.trim() ?? ''] as const).filter(([, v]) => v !== ''),
       ),
+      environmentBaseUrls: readEnvironmentBaseUrls(r, env),
       allowedBaseUrls: readAllowedBaseUrls(r),
     },
     audit:

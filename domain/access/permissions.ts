@@ -37,6 +37,12 @@ export const PERMISSIONS = {
   'projects.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /** Create, update, delete secrets, list them, view their values. */
   'secrets.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
+  /**
+   * In the playground, send a stored secret where an admin has not bound it: name any secret
+   * (`api_key_secret`), or call a base URL other than the provider's configured one with a stored
+   * key. Secrets are admin-only to read, so sending them is too.
+   */
+  'playground.secrets': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /** List one's own user keys (system principals own none and see an empty list). */
   'apikeys.own.list': { roles: ALL, adminSecret: true, apiKeys: true, whenAuthDisabled: false },
   /** Create one's own user key: people in a browser session only. */

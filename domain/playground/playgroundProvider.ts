@@ -1,6 +1,6 @@
 import { MODEL_PROVIDERS, OPENAI_FAMILY } from '../prompts/promptVersion.ts';
 
-/** How the playground reaches a provider: which official SDK, and whether it needs a base URL. */
+/** How the playground reaches a provider: which official SDK, and where it is unless a base URL says otherwise. */
 export type PlaygroundProvider = {
   readonly name: string;
   readonly sdk: 'openai' | 'anthropic';
@@ -8,7 +8,16 @@ export type PlaygroundProvider = {
   readonly otelName: string;
   /** The secret (or environment variable) holding its key unless the request names another. */
   readonly defaultKeyName: string;
-  readonly needsBaseUrl: boolean;
+  /**
+   * The provider's own public endpoint (canonical, as canonicalBaseUrl.ts writes it), where its
+   * stored key goes unless an admin configured another; null for OpenAI-compatible servers.
+   */
+  readonly ownBaseUrl: string | null;
+};
+
+const OWN_BASE_URLS: Readonly<Record<string, string>> = {
+  OPENAI: 'https://api.openai.com/v1/',
+  ANTHROPIC: 'https://api.anthropic.com/',
 };
 
 // Azure needs deployment routing the plain OpenAI client does not do: not offered until it is built.
@@ -33,6 +42,6 @@ export const playgroundProvider = (raw: string): PlaygroundProvider | { readonly
     sdk: name === 'ANTHROPIC' ? 'anthropic' : 'openai',
     otelName: name.toLowerCase(),
     defaultKeyName: `${name}_API_KEY`,
-    needsBaseUrl: name !== 'OPENAI' && name !== 'ANTHROPIC',
+    ownBaseUrl: OWN_BASE_URLS[name] ?? null,
   };
 };

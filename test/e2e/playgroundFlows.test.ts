@@ -51,7 +51,16 @@ test.before(async (ctx) => {
   const admin = { bearer: ctx.server.adminSecret! };
   await createUser(ctx.server, admin, { email: 'mia@example.com', username: 'mia', role: 'MEMBER', password: 'mia-initial-pw-1' });
   await createUser(ctx.server, admin, { email: 'vic@example.com', username: 'vic', role: 'VIEWER', password: 'vic-initial-pw-1' });
-  const stored = await callAs(ctx.server, 'PUT', '/v1/secrets', { as: admin, json: { secrets: [{ key: 'OPENAI_API_KEY', value: KEY }] } });
+  // The admin binds OpenAI (and so its key) to the local server: a member's run sends the key only there.
+  const stored = await callAs(ctx.server, 'PUT', '/v1/secrets', {
+    as: admin,
+    json: {
+      secrets: [
+        { key: 'OPENAI_API_KEY', value: KEY },
+        { key: 'OPENAI_BASE_URL', value: ctx.provider.baseUrl },
+      ],
+    },
+  });
   assert.is(stored.status, 200);
   // An existing prompt the run is saved to as its second version.
   const created = await callAs(ctx.server, 'POST', '/v1/prompts', {

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { canonicalBaseUrl, canonicalHost } from '../../../domain/playground/canonicalBaseUrl.ts';
 import { HttpError } from '../../http/httpError.ts';
 
 /**
@@ -23,31 +24,18 @@ METADATA.addSubnet('fe80::', 10, 'ipv6');
 METADATA.addAddress('fd00:ec2::254', 'ipv6'); // AWS over IPv6
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
-const refused = (baseUrl: string, why: string): HttpError =>
+const refused = (where: string, baseUrl: string, why: string): HttpError =>
   new HttpError(
     403,
     'base_url_not_allowed',
-    `body.base_url: ${JSON.stringify(baseUrl.slice(0, 200))} is not allowed: ${why}. An operator can allow it with SERVICE_PLAYGROUND_ALLOWED_BASE_URLS.`,
+    `${where}: ${JSON.stringify(baseUrl.slice(0, 200))} is not allowed: ${why}. An operator can allow it with SERVICE_PLAYGROUND_ALLOWED_BASE_URLS.`,
   );
 
-/** `::ffff:169.254.169.254` is the IPv4 address for this purpose. */
+/** An IP address in canonical spelling (canonicalBaseUrl.ts: IPv4-mapped IPv6 is already IPv4). */
 const blocked = (address: string): boolean => {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return METADATA.check(mapped[1]!, 'ipv4');
-  const family = isIP(address);
-  return family !== 0 && METADATA.check(address, family === 4 ? 'ipv4' : 'ipv6');
-};
-
-/** A URL as compared: lower-case scheme and host, default port dropped, the path with one trailing slash. */
-const normalised = (raw: string): string | null => {
-  try {
-    const u = new URL(raw);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
-    const path = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
-    return `${u.protocol}//${u.host}${path}`;
-  } catch {
-    return null;
-  }
+  const host = canonicalHost(address);
+  const family = isIP(host);
+  return family !== 0 && METADATA.check(host, family === 4 ? 'ipv4' : 'ipv6');
 };
 
 /**
@@ -62,32 +50,30 @@ export const parseAllowedBaseUrls = (raw: string): { readonly urls: readonly str
     .filter((e) => e !== '');
   const urls: string[] = [];
   for (const entry of entries) {
-    const url = normalised(entry);
+    const url = canonicalBaseUrl(entry);
     if (url === null) return { problem: `must be comma-separated http:// or https:// URLs (got ${JSON.stringify(entry)})` };
     urls.push(url);
   }
   return { urls };
 };
 
-const hostOf = (u: URL): string => u.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-
 /**
  * Refuses (403 naming the rule) a base URL the server must not call. `allowed` is the operator's
- * list (empty: the default rule). Names are resolved here so that a name pointing at a metadata
- * address is refused as the address itself would be.
+ * list (empty: the default rule); `where` names it in the refusal (`body.base_url`). Every spelling
+ * of an address is compared in one canonical form (canonicalBaseUrl.ts). Names are resolved here so
+ * that a name pointing at a metadata address is refused as the address itself would be.
  */
-export const checkBaseUrl = async (baseUrl: string, allowed: readonly string[]): Promise<void> => {
-  const url = normalised(baseUrl);
-  if (url === null) throw refused(baseUrl, 'it is not an http:// or https:// URL');
+export const checkBaseUrl = async (baseUrl: string, allowed: readonly string[], where = 'body.base_url'): Promise<void> => {
+  const url = canonicalBaseUrl(baseUrl);
+  if (url === null) throw refused(where, baseUrl, 'it is not an http:// or https:// URL');
   if (allowed.length > 0) {
-    if (!allowed.some((prefix) => url.startsWith(prefix))) throw refused(baseUrl, 'it is not under one of the allowed base URLs');
+    if (!allowed.some((prefix) => url.startsWith(prefix))) throw refused(where, baseUrl, 'it is not under one of the allowed base URLs');
     return;
   }
-  const parsed = new URL(url);
-  const host = hostOf(parsed).replace(/\.$/, '');
-  if (METADATA_NAMES.has(host)) throw refused(baseUrl, 'it names a cloud metadata service');
+  const host = canonicalHost(new URL(url).hostname);
+  if (METADATA_NAMES.has(host)) throw refused(where, baseUrl, 'it names a cloud metadata service');
   if (isIP(host) !== 0) {
-    if (blocked(host)) throw refused(baseUrl, 'it is a link-local or cloud metadata address');
+    if (blocked(host)) throw refused(where, baseUrl, 'it is a link-local or cloud metadata address');
     return;
   }
   let addresses: { address: string }[];
@@ -97,5 +83,6 @@ export const checkBaseUrl = async (baseUrl: string, allowed: readonly string[]):
     // An unknown name fails in the provider call, where the person sees it as "could not reach".
     return;
   }
-  if (addresses.some((a) => blocked(a.address))) throw refused(baseUrl, `${host} resolves to a link-local or cloud metadata address`);
+  if (addresses.some((a) => blocked(a.address)))
+    throw refused(where, baseUrl, `${host} resolves to a link-local or cloud metadata address`);
 };

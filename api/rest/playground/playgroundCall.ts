@@ -6,7 +6,7 @@ import type { CommandContext } from '../../../domain/handleCommand.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import type { Prepared } from './playgroundRequest.ts';
 import { DEFAULT_PLAYGROUND_SETTINGS } from './playgroundSettings.ts';
-import { type ProviderEvent, providerErrorMessage, providerStream } from './providerStream.ts';
+import { type ProviderEvent, providerFailure, providerStream } from './providerStream.ts';
 
 /** How one provider call ended; `recorded` is false when its trace could not be stored. */
 export type CallResult = {
@@ -14,7 +14,7 @@ export type CallResult = {
   readonly toolCalls: readonly ToolCall[];
   readonly usage: TokenUsage | null;
   readonly finishReason: string | null;
-  /** The message shown to the person: the provider's refusal, a timeout, a closed connection. */
+  /** The message shown to the person: the provider's status (never its body), a timeout, a closed connection. */
   readonly error: string | null;
   readonly startMs: number;
   readonly endMs: number;
@@ -22,6 +22,9 @@ export type CallResult = {
   readonly spanId: string;
   readonly recorded: boolean;
 };
+
+const redacted = (text: string, key: string | null): string =>
+  key !== null && key.length >= 4 ? text.replaceAll(key, '[redacted]') : text;
 
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
 
@@ -65,6 +68,11 @@ export const callAndRecord = async (
       tools: p.spec.tools,
       timeoutMs,
       signal: abort.signal,
+      debug: (message) =>
+        deps.logger.debug(
+          { requestId: context.requestId, provider: p.provider.name, sdk: redacted(message, p.apiKey).slice(0, 2000) },
+          'playground provider SDK',
+        ),
     })) {
       timer.refresh();
       if (event.type === 'delta') text += event.text;
@@ -81,12 +89,17 @@ export const callAndRecord = async (
     // The SDKs end a stream quietly when it is aborted: a cut-off answer must not look complete.
     if (abort.signal.aborted) throw new Error('aborted');
   } catch (e) {
-    const said =
-      abort.signal.aborted && !timedOut
-        ? 'the client closed the connection'
-        : providerErrorMessage(p.provider.name, e, timeoutMs, timedOut);
-    // A provider may echo what it was sent: the key never leaves the server, not even inside its message.
-    error = p.apiKey.length >= 4 ? said.replaceAll(p.apiKey, '[redacted]') : said;
+    if (abort.signal.aborted && !timedOut) error = 'the client closed the connection';
+    else {
+      const failure = providerFailure(p.provider.name, e, { timeoutMs, timedOut, keySent: p.apiKey !== null });
+      error = failure.message;
+      // What the destination answered stays in the debug log (a provider may echo the key: never that).
+      if (failure.upstream !== null)
+        deps.logger.debug(
+          { requestId: context.requestId, provider: p.provider.name, upstream: redacted(failure.upstream, p.apiKey).slice(0, 2000) },
+          'playground provider call failed',
+        );
+    }
   } finally {
     clearTimeout(timer);
     options.cancelled.removeEventListener('abort', cancel);

@@ -21,7 +21,7 @@ import { shown } from '../../http/httpError.ts';
 import { experimentJson } from '../experiments/experimentJson.ts';
 import { openEventStream, sse } from './eventStream.ts';
 import { callAndRecord } from './playgroundCall.ts';
-import { invalid, prepareRun, renderMessages, runFields, specVariables } from './playgroundRequest.ts';
+import { invalid, playgroundAccess, prepareRun, renderMessages, runFields, specVariables } from './playgroundRequest.ts';
 
 /** At most this many examples are with the provider at once (a provider's rate limit is the team's). */
 export const MAX_CONCURRENCY = 10;
@@ -103,7 +103,7 @@ export const playgroundExperimentRoute = (deps: AppDeps): RouteDef => ({
     } = b;
     const dataset = await datasetOf(deps, datasetRaw);
     const version = await versionOf(deps, dataset.dataset_id, dataset.name, versionRaw);
-    const prepared = await prepareRun(deps, run);
+    const prepared = await prepareRun(deps, run, playgroundAccess(ctx));
     const spec = prepared.spec;
     const used = specVariables(spec);
     const unknown = Object.keys(mapping).filter((name) => !used.includes(name));

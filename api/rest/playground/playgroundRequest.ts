@@ -1,4 +1,7 @@
+import type Koa from 'koa';
 import { z } from 'zod';
+import { can } from '../../../domain/access/can.ts';
+import type { Principal } from '../../../domain/access/principal.ts';
 import { type PlaygroundProvider, playgroundProvider } from '../../../domain/playground/playgroundProvider.ts';
 import type { ChatMessage } from '../../../domain/playground/playgroundSpan.ts';
 import { renderTemplate, type Variables } from '../../../domain/playground/renderTemplate.ts';
@@ -9,7 +12,9 @@ import {
   TEMPLATE_FORMATS,
   type TemplateFormat,
 } from '../../../domain/prompts/promptVersion.ts';
-import { decryptSecret } from '../../../domain/secrets/crypto.ts';
+import { canonicalBaseUrl } from '../../../domain/playground/canonicalBaseUrl.ts';
+import { chooseCredential } from '../../../domain/playground/playgroundCredential.ts';
+import { decryptSecret, type EncryptedValue } from '../../../domain/secrets/crypto.ts';
 import { cleanSecretKey } from '../../../domain/secrets/secretKey.ts';
 import { findPromptVersion } from '../../../projections/prompts/promptQueries.ts';
 import { sealedSecretValues } from '../../../projections/secrets/secretValueQueries.ts';
@@ -56,8 +61,14 @@ export const runFields = {
     .url({ protocol: /^https?$/ })
     .max(2048)
     .nullish(),
-  /** The stored secret holding the key; `<PROVIDER>_API_KEY` when absent. */
+  /**
+   * The stored secret holding the key; `<PROVIDER>_API_KEY` when absent. Naming another one is
+   * admin-only (permission `playground.secrets`), as is sending a stored key to a base URL an admin
+   * did not configure for the provider.
+   */
   api_key_secret: z.string().max(256).optional(),
+  /** The caller's own key, sent with this call only (never stored, logged or recorded); "" for none. */
+  api_key: z.string().max(4096).optional(),
   template: template.optional(),
   template_format: z.enum(TEMPLATE_FORMATS).optional(),
   variables: z.record(z.string(), z.unknown()).default({}),
@@ -75,6 +86,7 @@ export type RunSpec = {
   readonly model_name: string;
   readonly base_url: string | null;
   readonly api_key_secret: string | undefined;
+  readonly api_key: string | undefined;
   readonly template: Template;
   readonly template_format: TemplateFormat;
   readonly variables: Record<string, unknown>;
@@ -86,8 +98,10 @@ export type RunSpec = {
 export type Prepared = {
   readonly spec: RunSpec;
   readonly provider: PlaygroundProvider;
-  readonly baseUrl: string | null;
-  readonly apiKey: string;
+  /** Where the call goes (canonical), checked against the base URL rule. */
+  readonly baseUrl: string;
+  /** The key the call carries, or null for none. */
+  readonly apiKey: string | null;
 };
 
 export const invalid = (code: string, detail: string): HttpError => new HttpError(422, code, detail);
@@ -131,6 +145,7 @@ const resolveSpec = async (deps: AppDeps, b: RunFields): Promise<RunSpec> => {
     model_name: required('model_name', b.model_name ?? stored.model_name),
     base_url: b.base_url ?? null,
     api_key_secret: b.api_key_secret,
+    api_key: b.api_key,
     template: required('template', b.template ?? stored.template),
     template_format: b.template_format ?? stored.template_format ?? 'MUSTACHE',
     variables: b.variables,
@@ -142,44 +157,81 @@ const resolveSpec = async (deps: AppDeps, b: RunFields): Promise<RunSpec> => {
 /** Fields the route itself sets: a client value for them would silently lose or break the stream. */
 const RESERVED_PARAMETERS = ['model', 'messages', 'stream', 'stream_options', 'tools', 'system'];
 
-/** The key: the stored secret first (decrypted here, on the server only), then the server's environment. */
-const resolveApiKey = async (deps: AppDeps, keyName: string, providerName: string): Promise<string> => {
-  const sealed = (await sealedSecretValues(deps.pool, [keyName])).get(keyName);
-  if (sealed !== undefined) return decryptSecret(deps.identity.keyring, sealed, keyName);
-  const fromEnvironment = (deps.playground ?? DEFAULT_PLAYGROUND_SETTINGS).environmentKeys[keyName];
-  if (fromEnvironment !== undefined && fromEnvironment !== '') return fromEnvironment;
-  throw invalid(
-    'missing_secret',
-    `No API key for ${providerName}: store a secret named ${keyName} (PUT /v1/secrets) or set ${keyName} in the server's environment`,
-  );
+/** What the caller may do with stored keys, from the one permission table. */
+export const playgroundAccess = (ctx: Koa.Context): { readonly mayRouteSecrets: boolean } => ({
+  mayRouteSecrets: can((ctx.state.principal as Principal | null | undefined) ?? null, 'playground.secrets'),
+});
+
+/** A stored secret (decrypted here, on the server only), else the server's environment, else undefined. */
+const storedOrEnvironment = async (
+  deps: AppDeps,
+  sealed: Map<string, EncryptedValue>,
+  name: string,
+  environment: Readonly<Record<string, string>>,
+): Promise<string | undefined> => {
+  const stored = sealed.get(name);
+  if (stored !== undefined) return decryptSecret(deps.identity.keyring, stored, name);
+  const fromEnvironment = environment[name];
+  return fromEnvironment !== undefined && fromEnvironment !== '' ? fromEnvironment : undefined;
 };
 
 /**
- * Everything that can be checked before calling the provider, each problem a 422 naming its
- * field: the provider, its base URL (and whether it may be called), parameters, the key.
+ * Everything that can be checked before calling the provider, each problem a 4xx naming its
+ * field: the provider, which key goes where (playgroundCredential.ts; `mayRouteSecrets` is the
+ * caller's `playground.secrets` permission), whether that base URL may be called, parameters, the key.
  */
-export const prepareRun = async (deps: AppDeps, b: RunFields): Promise<Prepared> => {
+export const prepareRun = async (deps: AppDeps, b: RunFields, access: { readonly mayRouteSecrets: boolean }): Promise<Prepared> => {
+  const settings = deps.playground ?? DEFAULT_PLAYGROUND_SETTINGS;
   const spec = await resolveSpec(deps, b);
   const provider = playgroundProvider(spec.provider);
   if ('problem' in provider) throw invalid('unknown_provider', `body.provider: ${provider.problem}`);
-  const baseUrl = spec.base_url;
-  if (provider.needsBaseUrl && baseUrl === null)
-    throw invalid('missing_base_url', `body.base_url: ${provider.name} is called as an OpenAI-compatible server and needs its base URL`);
-  if (baseUrl !== null) await checkBaseUrl(baseUrl, (deps.playground ?? DEFAULT_PLAYGROUND_SETTINGS).allowedBaseUrls);
+  const requested = spec.base_url === null ? null : canonicalBaseUrl(spec.base_url);
+  if (spec.base_url !== null && requested === null)
+    throw invalid('invalid_base_url', 'body.base_url: must be an http:// or https:// URL without a user name or password');
   const reserved = RESERVED_PARAMETERS.filter((p) => Object.hasOwn(spec.invocation_parameters, p));
   if (reserved.length > 0)
     throw invalid(
       'invalid_invocation_parameters',
       `body.invocation_parameters: ${reserved.join(', ')} are set by the playground, not as parameters`,
     );
-  let keyName: string;
+  let secretName: string | undefined;
   try {
-    keyName = cleanSecretKey(spec.api_key_secret ?? provider.defaultKeyName);
+    secretName = spec.api_key_secret === undefined ? undefined : cleanSecretKey(spec.api_key_secret);
   } catch (e) {
     throw invalid('invalid_secret_key', `body.api_key_secret: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const apiKey = await resolveApiKey(deps, keyName, provider.name);
-  return { spec, provider, baseUrl, apiKey };
+  const boundName = `${provider.name}_BASE_URL`;
+  const keyName = secretName ?? provider.defaultKeyName;
+  const sealed = await sealedSecretValues(deps.pool, [boundName, keyName]);
+  const bound = await storedOrEnvironment(deps, sealed, boundName, settings.environmentBaseUrls);
+  const boundBaseUrl = bound === undefined ? null : canonicalBaseUrl(bound);
+  if (bound !== undefined && boundBaseUrl === null)
+    throw invalid(
+      'invalid_bound_base_url',
+      `${boundName} (the ${provider.name} base URL an admin configured) is not an http:// or https:// URL`,
+    );
+  const choice = chooseCredential({
+    provider,
+    baseUrl: requested,
+    apiKeySecret: secretName,
+    apiKey: spec.api_key,
+    boundBaseUrl,
+    mayRouteSecrets: access.mayRouteSecrets,
+  });
+  if ('refused' in choice) throw new HttpError(choice.refused.status, choice.refused.code, choice.refused.message);
+  // The provider's own public endpoint is where its key belongs; every other destination is checked.
+  if (choice.destination !== provider.ownBaseUrl)
+    await checkBaseUrl(choice.destination, settings.allowedBaseUrls, requested === null ? boundName : 'body.base_url');
+  const credential = choice.credential;
+  if (credential.kind !== 'stored')
+    return { spec, provider, baseUrl: choice.destination, apiKey: credential.kind === 'own' ? credential.key : null };
+  const apiKey = await storedOrEnvironment(deps, sealed, credential.name, settings.environmentKeys);
+  if (apiKey === undefined && !credential.orNone)
+    throw invalid(
+      'missing_secret',
+      `No API key for ${provider.name}: store a secret named ${credential.name} (PUT /v1/secrets) or set ${credential.name} in the server's environment`,
+    );
+  return { spec, provider, baseUrl: choice.destination, apiKey: apiKey ?? null };
 };
 
 const toolResultText = (result: unknown): string => (typeof result === 'string' ? result : JSON.stringify(result ?? null));

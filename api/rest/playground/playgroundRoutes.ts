@@ -5,7 +5,7 @@ import type { RouteDef } from '../../http/route.ts';
 import { openEventStream, sse } from './eventStream.ts';
 import { callAndRecord } from './playgroundCall.ts';
 import { playgroundExperimentRoute } from './playgroundExperimentRoute.ts';
-import { invalid, prepareRun, renderMessages, runBody } from './playgroundRequest.ts';
+import { invalid, playgroundAccess, prepareRun, renderMessages, runBody } from './playgroundRequest.ts';
 
 export const playgroundRoutes = (deps: AppDeps): RouteDef[] => [
   {
@@ -20,7 +20,7 @@ export const playgroundRoutes = (deps: AppDeps): RouteDef[] => [
     path: '/v1/playground/chat',
     permission: 'write',
     handler: async (ctx) => {
-      const prepared = await prepareRun(deps, parseBody(ctx, runBody));
+      const prepared = await prepareRun(deps, parseBody(ctx, runBody), playgroundAccess(ctx));
       const rendered = renderMessages(prepared.spec, prepared.spec.variables);
       if ('problem' in rendered) throw invalid('invalid_template', rendered.problem);
       const out = openEventStream(ctx);

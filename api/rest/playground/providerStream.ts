@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ChatMessage, TokenUsage } from '../../../domain/playground/playgroundSpan.ts';
+import { providerFetch } from './providerFetch.ts';
 
 /** What a provider's stream yields, in the order it arrives; the same for every provider. */
 export type ProviderEvent =
@@ -12,14 +13,18 @@ export type ProviderEvent =
 export type ProviderCall = {
   /** `openai` (also every OpenAI-compatible server, through `baseUrl`) or `anthropic`. */
   readonly sdk: 'openai' | 'anthropic';
-  readonly apiKey: string;
-  readonly baseUrl: string | null;
+  /** The key this call carries (providerFetch.ts sets it), or null for none. */
+  readonly apiKey: string | null;
+  /** Where the call goes: chosen and checked before (playgroundRequest.ts), never the SDK's own default. */
+  readonly baseUrl: string;
   readonly model: string;
   readonly messages: readonly ChatMessage[];
   readonly invocationParameters: Readonly<Record<string, unknown>>;
   readonly tools: readonly unknown[];
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /** Where the SDK's own complaints go (they quote what the destination sent): the debug log. */
+  readonly debug: (message: string) => void;
 };
 
 /** OpenAI's shape: an assistant turn's tool calls beside its text, a tool turn naming the call it answers. */
@@ -34,9 +39,29 @@ const openAiMessage = (m: ChatMessage): OpenAI.Chat.ChatCompletionMessageParam =
   return { role: m.role, content: m.content } as OpenAI.Chat.ChatCompletionMessageParam;
 };
 
+const sdkLogger = (debug: (message: string) => void) => {
+  const say = (...args: unknown[]) => debug(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+  return { error: say, warn: say, info: say, debug: say };
+};
+
+/** The SDKs insist on a key; the real one (or none) is set by providerFetch, which replaces this. */
+const UNUSED_KEY = 'set-by-providerFetch';
+
 // Retries would hide a 429 from the person at the keyboard and multiply the wait: one attempt.
 const openAiStream = async function* (call: ProviderCall): AsyncGenerator<ProviderEvent> {
-  const client = new OpenAI({ apiKey: call.apiKey, baseURL: call.baseUrl ?? undefined, maxRetries: 0, timeout: call.timeoutMs });
+  const client = new OpenAI({
+    // Every option the SDK would otherwise read from the server's environment is given here.
+    apiKey: UNUSED_KEY,
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    baseURL: call.baseUrl,
+    fetch: providerFetch('openai', call.apiKey),
+    maxRetries: 0,
+    timeout: call.timeoutMs,
+    logger: sdkLogger(call.debug),
+  });
   const stream = await client.chat.completions.create(
     {
       ...call.invocationParameters,
@@ -71,7 +96,14 @@ const anthropicTool = (tool: unknown): Anthropic.Tool => {
 };
 
 const anthropicStream = async function* (call: ProviderCall): AsyncGenerator<ProviderEvent> {
-  const client = new Anthropic({ apiKey: call.apiKey, baseURL: call.baseUrl ?? undefined, maxRetries: 0, timeout: call.timeoutMs });
+  const client = new Anthropic({
+    apiKey: UNUSED_KEY,
+    authToken: null,
+    baseURL: call.baseUrl,
+    fetch: providerFetch('anthropic', call.apiKey) as unknown as NonNullable<ConstructorParameters<typeof Anthropic>[0]>['fetch'],
+    maxRetries: 0,
+    timeout: call.timeoutMs,
+  });
   // Anthropic takes the system prompt apart from the turns.
   const system = call.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => m.content);
   const turns = call.messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
@@ -141,25 +173,44 @@ const anthropicTurns = (messages: readonly ChatMessage[]): Anthropic.MessagePara
 export const providerStream = (call: ProviderCall): AsyncGenerator<ProviderEvent> =>
   call.sdk === 'anthropic' ? anthropicStream(call) : openAiStream(call);
 
+/** How a failed call is reported: `message` to the person and the span, `upstream` to the debug log only. */
+export type ProviderFailure = { readonly message: string; readonly upstream: string | null };
+
 /**
- * A message a person can act on, naming the provider and the status; never the key, never the
- * provider's raw body beyond its own error message.
+ * A message a person can act on: the provider's name and the status it answered, never what it
+ * answered. The destination may be a server on the playground's network, and its body (or a piece
+ * of it inside a parse error) would be that server's data, shown to whoever ran the call and stored
+ * in the playground project's spans. `upstream` is that body's message, for the debug log.
+ * `keySent` says whether the call carried a key (a 401 without one is worth saying so).
  */
-export const providerErrorMessage = (providerName: string, error: unknown, timeoutMs: number, timedOut: boolean): string => {
-  const seconds = Math.round(timeoutMs / 100) / 10;
-  if (timedOut || error instanceof OpenAI.APIConnectionTimeoutError || error instanceof Anthropic.APIConnectionTimeoutError)
-    return `${providerName} sent nothing for ${seconds} s (timeout)`;
+export const providerFailure = (
+  providerName: string,
+  error: unknown,
+  options: { readonly timeoutMs: number; readonly timedOut: boolean; readonly keySent: boolean },
+): ProviderFailure => {
+  const seconds = Math.round(options.timeoutMs / 100) / 10;
+  const upstream = error instanceof Error ? error.message : String(error);
+  if (options.timedOut || error instanceof OpenAI.APIConnectionTimeoutError || error instanceof Anthropic.APIConnectionTimeoutError)
+    return { message: `${providerName} sent nothing for ${seconds} s (timeout)`, upstream: null };
   if (error instanceof OpenAI.APIError || error instanceof Anthropic.APIError) {
     const status = error.status;
-    // OpenAI's body is `{error: {message}}` (the SDK unwraps it), Anthropic's `{type: 'error', error: {message}}`.
-    const body = error.error as { message?: unknown; error?: { message?: unknown } } | undefined;
-    const said = body?.message ?? body?.error?.message;
-    const detail = typeof said === 'string' && said !== '' ? `: ${said}` : '';
-    if (status === 401) return `${providerName} rejected the API key (401 Unauthorized)${detail}`;
-    if (status === 403) return `${providerName} refused the request (403 Forbidden)${detail}`;
-    if (status === 429) return `${providerName} is rate limiting this key (429 Too Many Requests)${detail}`;
-    if (status !== undefined) return `${providerName} answered ${status}${detail}`;
-    return `Could not reach ${providerName}: ${error.message}`;
+    const said = (text: string) => ({ message: `${providerName} ${text}`, upstream });
+    if (status === undefined || status === null) {
+      const code = (error.cause as { code?: unknown } | undefined)?.code;
+      return said(`could not be reached${typeof code === 'string' && /^E[A-Z]+$/.test(code) ? ` (${code})` : ''}`);
+    }
+    if (status >= 300 && status < 400) return said(`answered ${status} (a redirect, which the playground does not follow)`);
+    if (status === 401)
+      return said(
+        options.keySent
+          ? 'rejected the API key (401 Unauthorized)'
+          : 'wants an API key (401 Unauthorized): none was sent (a stored key goes only to the base URL an admin configured for it; send your own in api_key)',
+      );
+    if (status === 403) return said('refused the request (403 Forbidden)');
+    if (status === 404) return said('answered 404 Not Found (check the model name and the base URL)');
+    if (status === 429) return said('is rate limiting this key (429 Too Many Requests)');
+    if (status >= 500) return said(`failed (${status})`);
+    return said(`refused the request (${status})`);
   }
-  return `${providerName} stream failed: ${error instanceof Error ? error.message : String(error)}`;
+  return { message: `${providerName} sent an answer the playground could not read`, upstream };
 };

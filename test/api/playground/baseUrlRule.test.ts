@@ -23,6 +23,11 @@ test('given no list, link-local and cloud metadata addresses are refused with a 
     'http://169.254.170.2/v1',
     'http://[fe80::1]/v1',
     'http://[::ffff:169.254.169.254]/v1',
+    'http://[::ffff:a9fe:a9fe]/v1',
+    'http://2852039166/latest',
+    'http://0xa9fea9fe/',
+    'http://0251.0376.0251.0376/',
+    'http://169.254.169.254./',
     'http://[fd00:ec2::254]/',
     'http://100.100.100.200/',
     'http://metadata.google.internal/computeMetadata/v1',
@@ -58,6 +63,16 @@ test('given a list, only base URLs under one of its entries are called, metadata
   assert.match((await refusal('http://127.0.0.1:11434/v1beta', allowed))!.message, /not under one of the allowed base URLs/);
   assert.is((await refusal('http://127.0.0.1:8000/v1', allowed))!.status, 403);
   assert.is((await refusal('http://gateway.example.com/', allowed))!.status, 403, 'the scheme counts');
+});
+
+test('given a list, every spelling of a listed address is that address; another address or a name is not', async () => {
+  const allowed = (parseAllowedBaseUrls('http://127.0.0.1:11434/v1') as { urls: string[] }).urls;
+  for (const host of ['127.0.0.1', '2130706433', '0x7f000001', '0177.0.0.1', '0x7f.1', '[::ffff:127.0.0.1]', '0.0.0.0'])
+    assert.is(await refusal(`http://${host}:11434/v1`, allowed), null, host);
+  for (const host of ['[::1]', 'localhost', '127.0.0.2']) assert.is((await refusal(`http://${host}:11434/v1`, allowed))?.status, 403, host);
+  const ipv6 = (parseAllowedBaseUrls('http://[::1]:11434/') as { urls: string[] }).urls;
+  assert.is(await refusal('http://[0:0:0:0:0:0:0:1]:11434/v1', ipv6), null);
+  assert.is(await refusal('http://[::]:11434/v1', ipv6), null, '[::] reaches [::1]');
 });
 
 test('the setting is read from the environment, and a value that is not URLs is a configuration problem', () => {

@@ -165,7 +165,7 @@ test('provider 401, 429 and a hanging provider end the stream with a clear error
   assert.not.ok(JSON.stringify(unauthorized).includes(KEY), 'the echoed key is redacted');
 
   const limited = await allEvents(await request(ctx, chatBody(ctx, { model_name: 'limited' })));
-  assert.match(limited[0]!.message, /OPENAI is rate limiting this key \(429 Too Many Requests\): Rate limit reached/);
+  assert.is(limited[0]!.message, 'OPENAI is rate limiting this key (429 Too Many Requests)', 'the status, not the body');
   const span = await spanOf(ctx, limited[0]!.span_id);
   assert.is(span.status_code, 'ERROR');
   assert.match(span.status_message, /429/);
@@ -210,7 +210,7 @@ test('Anthropic through its SDK: the system prompt goes apart, the answer stream
     json: { secrets: [{ key: 'ANTHROPIC_API_KEY', value: 'sk-ant-wrong' }] },
   });
   const refused = await allEvents(await request(ctx, body));
-  assert.match(refused[0]!.message, /ANTHROPIC rejected the API key \(401 Unauthorized\): invalid x-api-key/);
+  assert.is(refused[0]!.message, 'ANTHROPIC rejected the API key (401 Unauthorized)');
 });
 
 test('a stored prompt version is run by id: its model, template, parameters and tools, the request overriding any of them', async (ctx) => {
@@ -411,7 +411,18 @@ test('viewers may not run the playground; the key is never in a response or a lo
 
 test('a key in the server environment is used when no secret is stored (config reads the provider variable)', () => {
   const config = loadConfig({ OPENAI_API_KEY: ' sk-env ', SERVICE_PLAYGROUND_TIMEOUT_SECONDS: '5' });
-  assert.equal(config.playground, { timeoutSeconds: 5, environmentKeys: { OPENAI_API_KEY: 'sk-env' }, allowedBaseUrls: [] });
+  assert.equal(config.playground, {
+    timeoutSeconds: 5,
+    environmentKeys: { OPENAI_API_KEY: 'sk-env' },
+    environmentBaseUrls: {},
+    allowedBaseUrls: [],
+  });
+  const bound = loadConfig({ OLLAMA_BASE_URL: 'http://0x7f.1:11434/v1', OPENAI_BASE_URL: 'https://Gateway.example.com/openai' });
+  assert.equal(bound.playground.environmentBaseUrls, {
+    OPENAI_BASE_URL: 'https://gateway.example.com/openai/',
+    OLLAMA_BASE_URL: 'http://127.0.0.1:11434/v1/',
+  });
+  assert.throws(() => loadConfig({ OLLAMA_BASE_URL: 'ftp://x' }), /OLLAMA_BASE_URL/);
 });
 
 test.run();

@@ -33,6 +33,7 @@ const EXPECTED: Record<Permission, readonly Who[]> = {
   'users.self': ['viewer', 'member', 'admin', 'viewerKey', 'memberKey', 'adminKey'],
   'projects.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'secrets.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
+  'playground.secrets': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'apikeys.own.list': ['viewer', 'member', 'admin', 'viewerKey', 'memberKey', 'adminKey', 'systemKey', 'adminSecret'],
   'apikeys.own.create': ['viewer', 'member', 'admin'],
   'apikeys.own.delete': ['viewer', 'member', 'admin', 'viewerKey', 'memberKey', 'adminKey', 'adminSecret'],

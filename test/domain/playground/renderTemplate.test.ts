@@ -46,7 +46,7 @@ test('providers: OpenAI and Anthropic by name, OpenAI-compatible ones need a bas
     sdk: 'openai',
     otelName: 'openai',
     defaultKeyName: 'OPENAI_API_KEY',
-    needsBaseUrl: false,
+    ownBaseUrl: 'https://api.openai.com/v1/',
   });
   assert.is((playgroundProvider('ANTHROPIC') as { sdk: string }).sdk, 'anthropic');
   assert.equal(playgroundProvider('OLLAMA'), {
@@ -54,7 +54,7 @@ test('providers: OpenAI and Anthropic by name, OpenAI-compatible ones need a bas
     sdk: 'openai',
     otelName: 'ollama',
     defaultKeyName: 'OLLAMA_API_KEY',
-    needsBaseUrl: true,
+    ownBaseUrl: null,
   });
   assert.match((playgroundProvider('AWS') as { problem: string }).problem, /"AWS" is not supported by the playground yet/);
   assert.match((playgroundProvider('nope') as { problem: string }).problem, /"nope" is not a model provider/);
