@@ -4,7 +4,7 @@ import type { AppDeps } from './appDeps.ts';
 import type { RouteDef } from './http/route.ts';
 
 /** Beyond this many events behind the log head, the server reports itself not ready. */
-const MAX_READY_LAG = 10_000n;
+const MAX_READY_LAG = 10_000;
 
 export const healthRoutes = (deps: AppDeps): RouteDef[] => [
   {
@@ -23,15 +23,19 @@ export const healthRoutes = (deps: AppDeps): RouteDef[] => [
       const problems: string[] = [];
       let lag: string | null = null;
       if (deps.isDraining()) problems.push('shutting down');
+      const databaseUp = await deps.pool.oneFirst(sql.unsafe`SELECT 1`).then(
+        () => true,
+        () => false,
+      );
+      if (!databaseUp) problems.push('database unreachable');
       try {
-        await deps.pool.oneFirst(sql.unsafe`SELECT 1`);
-        const head = await deps.store.headPosition();
         // Stopped read models are reported below, not counted as lag.
-        const behind = head.seq - deps.runner.position().seq;
-        lag = (behind > 0n ? behind : 0n).toString();
-        if (behind > MAX_READY_LAG) problems.push(`projections are ${behind} events behind`);
-      } catch {
-        problems.push('database unreachable');
+        const { events } = await deps.store.backlog(deps.runner.position(), { cap: MAX_READY_LAG + 1 });
+        lag = String(events);
+        if (events > MAX_READY_LAG) problems.push(`projections are ${events} events behind`);
+      } catch (error) {
+        // The log lives in the database, or in EventStoreDB: say which failed.
+        if (databaseUp) problems.push(`event log unreachable: ${String((error as Error).message ?? error).split('\n')[0]}`);
       }
       const failing = deps.runner.lastError();
       if (failing) problems.push(`projection runner failing (retrying): ${failing.message}`);

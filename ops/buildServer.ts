@@ -38,6 +38,7 @@ import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
 import { createIdentity } from './createIdentity.ts';
+import { awaitEventLog } from './awaitEventLog.ts';
 import { createConfiguredEventStore } from './createConfiguredEventStore.ts';
 import { allMigrations } from './database/allMigrations.ts';
 import { openConfiguredDatabase } from './database/openConfiguredDatabase.ts';
@@ -54,6 +55,8 @@ export type BuildOptions = {
   readonly database?: Database;
   /** argon2id cost; tests pass a tiny one (the default costs ~130 ms per hash). */
   readonly passwordCost?: PasswordCost;
+  /** How often an unreachable event log is tried again at start (default 2 s). */
+  readonly eventLogRetryMs?: number;
 };
 
 export type RunningServer = {
@@ -80,7 +83,18 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
   try {
     await migrate(database.pool, allMigrations());
     const metrics = createMetrics();
-    const store = metrics.instrumentStore(createConfiguredEventStore(config, database.pool));
+    const log = createConfiguredEventStore(config, database.pool);
+    closers.push(log.close);
+    const httpPort = await awaitEventLog({
+      store: log.store,
+      description: log.description,
+      logger,
+      host: config.http.host,
+      port: config.http.port,
+      rootPath: config.http.rootPath,
+      retryMs: options.eventLogRetryMs,
+    });
+    const store = metrics.instrumentStore(log.store);
     const identity = createIdentity(config, { passwordCost: options.passwordCost });
     for (const warning of identity.warnings) logger.warn(warning);
     const liveModels: LiveModel[] = [identity.liveModel];
@@ -103,7 +117,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     await reactors.start();
     closers.unshift(() => reactors.stop());
     const lag = createLagMonitor({
-      db: database.pool,
+      store,
       runner,
       onError: (error) => logger.debug({ err: error }, 'projection lag sample failed'),
     });
@@ -203,7 +217,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // The dedicated OTLP port serves /v1/traces at its root, whatever the UI's root path.
     const otlpApp = createApp({ ...deps, settings: { ...deps.settings, rootPath: '' } }, [...healthRoutes(deps), ...otlp]);
 
-    const httpServer = await listen(app.koa, config.http.host, config.http.port);
+    const httpServer = await listen(app.koa, config.http.host, httpPort);
     closers.unshift(() => closeServer(httpServer));
     const otlpServer = await listen(otlpApp.koa, config.http.host, config.http.otlpHttpPort);
     closers.unshift(() => closeServer(otlpServer));

@@ -1,19 +1,36 @@
-import type { DatabasePool } from 'slonik';
+import type { DatabasePool, DatabaseTransactionConnection } from 'slonik';
+import { createKurrentEventStore } from '../domain/eventstore/kurrentEventStore.ts';
 import { createPostgresEventStore } from '../domain/eventstore/postgresEventStore.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { Config } from './config.ts';
 
-export class UnsupportedConfigurationError extends Error {}
+export type ConfiguredEventStore = {
+  readonly store: EventStore;
+  /**
+   * The same log read inside a database transaction (a rebuild's last stretch under its locks);
+   * only when the log lives in that database. EventStoreDB's order never changes behind a reader,
+   * so a rebuild reads it as is.
+   */
+  readonly storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
+  /** Where the log lives, for logs and /readyz (never with credentials). */
+  readonly description: string;
+  readonly close: () => Promise<void>;
+};
 
 /**
- * The event log lives in the SQL database. An EventStoreDB URL is refused loudly rather than
- * ignored: silently writing the log somewhere else than the operator asked would be worse.
+ * The event log: in EventStoreDB / KurrentDB when SERVICE_EVENTSTORE_URL is set (read models and
+ * their checkpoints stay in the SQL database), otherwise in the SQL database's `events` table.
  */
-export const createConfiguredEventStore = (config: Config, pool: DatabasePool): EventStore => {
-  if (config.database.eventStoreUrl) {
-    throw new UnsupportedConfigurationError(
-      'SERVICE_EVENTSTORE_URL: the EventStoreDB adapter is not available in this version; unset it to keep the event log in the SQL database',
-    );
+export const createConfiguredEventStore = (config: Config, pool: DatabasePool): ConfiguredEventStore => {
+  const url = config.database.eventStoreUrl;
+  if (url) {
+    const kurrent = createKurrentEventStore(url);
+    return { store: kurrent.store, description: kurrent.description, close: kurrent.close };
   }
-  return createPostgresEventStore(pool);
+  return {
+    store: createPostgresEventStore(pool),
+    storeInTransaction: (tx) => createPostgresEventStore(tx),
+    description: 'the SQL database (events table)',
+    close: async () => undefined,
+  };
 };

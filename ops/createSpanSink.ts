@@ -1,7 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { actorOf } from '../domain/access/actor.ts';
 import type { Principal } from '../domain/access/principal.ts';
-import type { EventStore } from '../domain/eventstore/types.ts';
+import { AppendTooLargeError, type EventStore } from '../domain/eventstore/types.ts';
+import { IngestError } from '../ingest/ingestError.ts';
 import { ingestSpans } from '../domain/tracing/ingestSpans.ts';
 import type { SpanBatch, SpanRecord } from '../domain/tracing/spanRecord.ts';
 import type { SpanSink } from '../ingest/spanSink.ts';
@@ -40,15 +41,28 @@ export const splitBatch = (batch: SpanBatch, size: number): SpanBatch[] => {
 /** OTLP receivers → SpansIngested appends (per project, at most MAX_SPANS_PER_EVENT spans each); resolves once all are durable. */
 export const createSpanSink =
   (store: EventStore, maxSpansPerEvent = MAX_SPANS_PER_EVENT): SpanSink<Principal | null> =>
-  async (batches, context) => {
-    const parts = batches.flatMap((batch) => splitBatch(batch, maxSpansPerEvent));
-    const options = { actor: actorOf(context.principal), requestId: context.requestId };
-    if (parts.length === batches.length) {
-      await ingestSpans(store, batches, options);
-      return;
-    }
-    for (const [i, part] of parts.entries()) {
-      if (i > 0) await nextTurn();
-      await ingestSpans(store, [part], options);
-    }
-  };
+  (batches, context) =>
+    sinkInto(store, maxSpansPerEvent, batches, context).catch((error: unknown) => {
+      // EventStoreDB refuses appends over its MaxAppendSize: the exporter must send smaller
+      // batches, a retry of the same one would be refused again.
+      if (error instanceof AppendTooLargeError) throw new IngestError('payload_too_large', `${error.message}; send smaller export batches`);
+      throw error;
+    });
+
+const sinkInto = async (
+  store: EventStore,
+  maxSpansPerEvent: number,
+  batches: Parameters<SpanSink<Principal | null>>[0],
+  context: Parameters<SpanSink<Principal | null>>[1],
+) => {
+  const parts = batches.flatMap((batch) => splitBatch(batch, maxSpansPerEvent));
+  const options = { actor: actorOf(context.principal), requestId: context.requestId };
+  if (parts.length === batches.length) {
+    await ingestSpans(store, batches, options);
+    return;
+  }
+  for (const [i, part] of parts.entries()) {
+    if (i > 0) await nextTurn();
+    await ingestSpans(store, [part], options);
+  }
+};

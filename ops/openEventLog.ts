@@ -1,3 +1,4 @@
+import type { DatabaseTransactionConnection } from 'slonik';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import { migrate } from '../projections/migrate.ts';
 import type { Config } from './config.ts';
@@ -6,16 +7,32 @@ import { allMigrations } from './database/allMigrations.ts';
 import { openConfiguredDatabase } from './database/openConfiguredDatabase.ts';
 import type { Database } from './database/openDatabase.ts';
 
-/** For CLI commands: the configured database, migrated, and the event store on it. */
-export const openEventLog = async (config: Config): Promise<{ database: Database; store: EventStore; close: () => Promise<void> }> => {
+export type EventLog = {
+  readonly database: Database;
+  readonly store: EventStore;
+  readonly storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
+  readonly close: () => Promise<void>;
+};
+
+/** For CLI commands: the configured database, migrated, and the configured event store. */
+export const openEventLog = async (config: Config): Promise<EventLog> => {
   const database = await openConfiguredDatabase(config);
-  let store: EventStore;
+  let configured: ReturnType<typeof createConfiguredEventStore> | undefined;
   try {
-    store = createConfiguredEventStore(config, database.pool);
+    configured = createConfiguredEventStore(config, database.pool);
     await migrate(database.pool, allMigrations());
   } catch (error) {
+    await configured?.close();
     await database.close();
     throw error;
   }
-  return { database, store, close: () => database.close() };
+  return {
+    database,
+    store: configured.store,
+    storeInTransaction: configured.storeInTransaction,
+    close: async () => {
+      await configured.close();
+      await database.close();
+    },
+  };
 };

@@ -1,6 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
-import { z } from 'zod';
-import type { Position } from '../domain/eventstore/types.ts';
+import type { EventStore, Position } from '../domain/eventstore/types.ts';
 import { comparePosition, positionToString } from '../domain/eventstore/types.ts';
 import type { ProjectionRunner } from './projectionRunner.ts';
 
@@ -25,17 +23,10 @@ export type ProjectionLag = {
  */
 export const LAG_COUNT_LIMIT = 1_000_000;
 
-const lagRow = z.object({ n: z.number(), oldest: z.number().nullable() });
-
 /** Events after `position` (bounded count) and the age in seconds of the first of them. */
-export const lagAfter = async (db: CommonQueryMethods, position: Position): Promise<{ events: number; seconds: number }> => {
-  const after = sql.fragment`(transaction_id, global_position) > (${position.tx.toString()}::xid8, ${position.seq.toString()}::bigint)`;
-  const row = await db.one(sql.type(lagRow)`
-    SELECT
-      (SELECT count(*)::int FROM (SELECT 1 FROM events WHERE ${after} LIMIT ${LAG_COUNT_LIMIT}) pending) AS n,
-      (SELECT extract(epoch FROM clock_timestamp() - recorded_at)::float8 FROM events WHERE ${after}
-        ORDER BY transaction_id, global_position LIMIT 1) AS oldest`);
-  return { events: row.n, seconds: row.n === 0 ? 0 : Math.max(0, row.oldest ?? 0) };
+export const lagAfter = async (store: EventStore, position: Position): Promise<{ events: number; seconds: number }> => {
+  const { events, oldestRecordedAt } = await store.backlog(position, { cap: LAG_COUNT_LIMIT });
+  return { events, seconds: events === 0 || !oldestRecordedAt ? 0 : Math.max(0, (Date.now() - oldestRecordedAt.getTime()) / 1000) };
 };
 
 /**
@@ -59,13 +50,8 @@ const RATE_WINDOW_MS = 5000;
 const FIRST_RATE_WINDOW_MS = 1000;
 
 /** Events after `from` up to and including `to`: what a read model applied between two samples. */
-const appliedBetween = async (db: CommonQueryMethods, from: Position, to: Position): Promise<number> =>
-  comparePosition(to, from) <= 0
-    ? 0
-    : db.oneFirst(sql.type(z.object({ n: z.number() }))`
-        SELECT count(*)::int AS n FROM events
-        WHERE (transaction_id, global_position) > (${from.tx.toString()}::xid8, ${from.seq.toString()}::bigint)
-          AND (transaction_id, global_position) <= (${to.tx.toString()}::xid8, ${to.seq.toString()}::bigint)`);
+const appliedBetween = async (store: EventStore, from: Position, to: Position): Promise<number> =>
+  comparePosition(to, from) <= 0 ? 0 : (await store.backlog(from, { cap: LAG_COUNT_LIMIT, through: to })).events;
 
 export type LagMonitor = {
   /** The latest sample (empty before the first); never waits for the database. */
@@ -89,7 +75,7 @@ export type LagMonitor = {
  * the same checkpoint (the usual case: they advance together) share one query.
  */
 export const createLagMonitor = (options: {
-  readonly db: CommonQueryMethods;
+  readonly store: EventStore;
   readonly runner: Pick<ProjectionRunner, 'projections'>;
   readonly intervalMs?: number;
   readonly onError?: (error: unknown) => void;
@@ -104,7 +90,7 @@ export const createLagMonitor = (options: {
     const lags: ProjectionLag[] = [];
     for (const state of states) {
       const key = positionToString(state.position);
-      if (!byPosition.has(key)) byPosition.set(key, lagAfter(options.db, state.position));
+      if (!byPosition.has(key)) byPosition.set(key, lagAfter(options.store, state.position));
       const lag = await byPosition.get(key)!;
       const now = Date.now();
       const before = seen.get(state.name);
@@ -119,7 +105,7 @@ export const createLagMonitor = (options: {
       // Only a read model with a real backlog at both samples was busy the whole interval and shows
       // what it can apply; one that keeps up idles between events and would look slow.
       if (before && before.pending >= BUSY_BACKLOG && lag.events >= BUSY_BACKLOG && now > before.at) {
-        const applied = await appliedBetween(options.db, before.position, state.position);
+        const applied = await appliedBetween(options.store, before.position, state.position);
         const measured = applied / ((now - before.at) / 1000);
         rate = rate === null ? measured : 0.5 * rate + 0.5 * measured;
       }

@@ -5,7 +5,7 @@ import { comparePosition, positionToString, START } from '../domain/eventstore/t
 import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operations/projectionEventSkipped.ts';
 import type { LiveModel } from './liveModel.ts';
 import type { Projection } from './projection.ts';
-import { DEFAULT_BATCH_BYTES, readBatch } from './readBatch.ts';
+import { DEFAULT_BATCH_BYTES } from './readBatch.ts';
 import type { ReadModelLease } from './readModelLease.ts';
 import { cleanRebuildLeftovers } from './rebuildLeftovers.ts';
 import {
@@ -207,7 +207,7 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
   const batchSize = options.batchSize ?? 20;
   // ...and by bytes: 20 events of 2,000 spans each would be ~200 MB of JSON, over 1 GB in memory.
   const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
-  const read = (from: Position) => readBatch(pool, store, from, batchSize, batchBytes);
+  const read = (from: Position) => store.readAll(from, batchSize, { maxBytes: batchBytes });
   const idleMs = options.idleMs ?? 100;
   const retryFirst = options.retryMs?.first ?? 1000;
   const retryMax = options.retryMs?.max ?? 30_000;

@@ -1,11 +1,12 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import type { EventStore } from '../domain/eventstore/types.ts';
 import { STOP_COLUMNS, stopColumns, stopFromRow, type ProjectionStop } from './projectionStop.ts';
 
 export type ProjectionStatus = {
   readonly name: string;
   readonly position: string;
-  /** Events in the log after the checkpoint (exact count). */
+  /** Events in the log after the checkpoint (`EventStore.backlog`: exact on Postgres, estimated on EventStoreDB). */
   readonly lag: number;
   readonly updatedAt: string | null;
   /** Where and why it stopped, as the runner recorded it; null while it runs. */
@@ -15,7 +16,11 @@ export type ProjectionStatus = {
 const row = z.object({ tx: z.bigint(), seq: z.bigint(), updated_at: z.number() }).extend(stopColumns.shape);
 
 /** Each read model's checkpoint, how many visible events it has not applied yet, and where it stopped. */
-export const projectionStatus = async (db: CommonQueryMethods, names: readonly string[]): Promise<ProjectionStatus[]> => {
+export const projectionStatus = async (
+  db: CommonQueryMethods,
+  store: EventStore,
+  names: readonly string[],
+): Promise<ProjectionStatus[]> => {
   const result: ProjectionStatus[] = [];
   for (const name of names) {
     const r = await db.maybeOne(sql.type(row)`
@@ -23,10 +28,7 @@ export const projectionStatus = async (db: CommonQueryMethods, names: readonly s
       FROM projection_checkpoints WHERE name = ${name}`);
     const tx = r?.tx ?? 0n;
     const seq = r?.seq ?? 0n;
-    const lag = await db.oneFirst(sql.type(z.object({ n: z.number() }))`
-      SELECT count(*)::int AS n FROM events
-      WHERE (transaction_id, global_position) > (${tx.toString()}::xid8, ${seq.toString()}::bigint)
-        AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())`);
+    const lag = (await store.backlog({ tx, seq }, { cap: Number.MAX_SAFE_INTEGER })).events;
     result.push({
       name,
       position: `${tx}:${seq}`,

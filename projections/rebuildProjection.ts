@@ -7,7 +7,7 @@ import { rawSql, runMigrationSql } from './migrate.ts';
 import type { Projection } from './projection.ts';
 import { applyBatch, ensureCheckpoints, type SkipRule } from './projectionRunner.ts';
 import { describeStop, isConnectionProblem, stopAt, type ProjectionStop } from './projectionStop.ts';
-import { DEFAULT_BATCH_BYTES, readBatch } from './readBatch.ts';
+import { DEFAULT_BATCH_BYTES } from './readBatch.ts';
 import { cleanRebuildLeftovers, REBUILD_LOCK_CLASS } from './rebuildLeftovers.ts';
 
 export type RebuildProgress = { readonly projection: string; readonly applied: number; readonly phase: 'replaying' | 'swapping' | 'done' };
@@ -86,7 +86,7 @@ export const rebuildProjection = async (
         const source = tx && options.storeInTransaction ? options.storeInTransaction(tx) : store;
         for (;;) {
           // Bounded by bytes too (projections/readBatch.ts): 50 large span events would be gigabytes.
-          const events = await readBatch(tx ?? pool, source, position, batchSize, DEFAULT_BATCH_BYTES);
+          const events = await source.readAll(position, batchSize, { maxBytes: DEFAULT_BATCH_BYTES });
           if (events.length === 0) return;
           // Inside the swap transaction a failed batch rolls back to a savepoint only.
           await applyNaming((work) => (tx ? tx.transaction(work) : pool.transaction(work)), events);

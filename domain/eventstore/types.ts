@@ -51,7 +51,7 @@ export type StoredEvent = {
 
 /** `no_stream`: the stream must not exist; a number: its last revision must be exactly that. */
 /** Narrows `readAll` to some event types (EventStoreDB: a server-side event type filter). */
-export type ReadFilter = { readonly types?: readonly string[] };
+export type ReadFilter = { readonly types?: readonly string[]; readonly maxBytes?: number };
 
 export type ExpectedRevision = 'no_stream' | 'any' | number;
 
@@ -62,6 +62,18 @@ export type AppendResult = {
   readonly position: Position;
 };
 
+/** What a reader at some position has not seen yet. */
+export type Backlog = {
+  /**
+   * Events after the position (through `through` when given), counted up to the cap. An adapter
+   * that cannot count without reading every event (EventStoreDB) estimates it from log positions;
+   * it is exact when 0.
+   */
+  readonly events: number;
+  /** When the first of them was recorded; null when there are none. */
+  readonly oldestRecordedAt: Date | null;
+};
+
 export interface EventStore {
   appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order; [] for a stream that does not exist. */
@@ -69,9 +81,13 @@ export interface EventStore {
   /**
    * Up to `limit` events strictly after `after` in the one global order (all committed before them
    * included). With `filter.types`, only events of those types (a reactor that reads deletions
-   * does not read every span batch); the order and the gap-free guarantee are the same.
+   * does not read every span batch); the order and the gap-free guarantee are the same. With
+   * `filter.maxBytes`, fewer when their data (JSON text as stored) would exceed it together, but
+   * always at least one.
    */
   readAll(after: Position, limit: number, filter?: ReadFilter): Promise<StoredEvent[]>;
+  /** How far the log runs ahead of `after` (lag, status, progress): never reads the events' data. */
+  backlog(after: Position, options: { readonly cap: number; readonly through?: Position }): Promise<Backlog>;
   /**
    * The position of the newest committed event (START when the log is empty). A reader may not
    * see it yet (an older transaction still running holds the horizon back), but will: waiting
@@ -88,5 +104,16 @@ export class WrongExpectedRevisionError extends Error {
     readonly actual: number | null,
   ) {
     super(`stream "${stream}": expected revision ${String(expected)}, actual ${actual === null ? 'no stream' : actual}`);
+  }
+}
+
+/** The log refused an append for its size (EventStoreDB's MaxAppendSize): nothing was written. */
+export class AppendTooLargeError extends Error {
+  readonly code = 'append_too_large';
+  constructor(
+    readonly stream: string,
+    readonly maxAppendSize: number,
+  ) {
+    super(`the event log refused the append to "${stream}": larger than its maximum append size (${maxAppendSize} bytes)`);
   }
 }

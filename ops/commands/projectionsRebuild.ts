@@ -1,6 +1,4 @@
-import { sql } from 'slonik';
-import { z } from 'zod';
-import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
+import { START } from '../../domain/eventstore/types.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { readModelOwners } from '../../projections/readModelLease.ts';
 import { rebuildProjection, RebuildStoppedError } from '../../projections/rebuildProjection.ts';
@@ -30,7 +28,7 @@ export const run: CommandRun = async (config, args) => {
   }
   const log = await openEventLog(config);
   try {
-    const total = await log.database.pool.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events`);
+    const total = (await log.store.backlog(START, { cap: Number.MAX_SAFE_INTEGER })).events;
     const owners =
       log.database.kind === 'postgres'
         ? await readModelOwners(
@@ -47,7 +45,7 @@ export const run: CommandRun = async (config, args) => {
         );
       let last = 0;
       const rebuilt = rebuildProjection(log.database.pool, log.store, projection, {
-        storeInTransaction: (tx) => createPostgresEventStore(tx),
+        storeInTransaction: log.storeInTransaction,
         onProgress: (p) => {
           if (p.phase === 'replaying' && Date.now() - last < 1000) return;
           last = Date.now();

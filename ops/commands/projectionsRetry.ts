@@ -39,7 +39,7 @@ export const run: CommandRun = async (config, args) => {
       const failed = lease.lastError();
       if (failed) throw failed;
       const owner = (await readModelOwners(log.database.pool, [name])).get(name) ?? 'another process';
-      const [status] = await projectionStatus(log.database.pool, [name]);
+      const [status] = await projectionStatus(log.database.pool, log.store, [name]);
       if (!status?.stop) {
         process.stdout.write(`${name}: running, at ${status?.position ?? '0:0'} (applied by ${owner})\n`);
         return 0;

@@ -17,6 +17,7 @@ export const run: CommandRun = async (config) => {
     const head = await log.store.headPosition();
     const rows = await projectionStatus(
       log.database.pool,
+      log.store,
       allProjections().map((p) => p.name),
     );
     const owners =
@@ -33,7 +34,7 @@ export const run: CommandRun = async (config) => {
     );
     for (const r of rows) {
       // How long users have not seen the oldest event it has not applied (0 s when caught up).
-      const { seconds } = await lagAfter(log.database.pool, positionFromString(r.position));
+      const { seconds } = await lagAfter(log.store, positionFromString(r.position));
       const behind = `${seconds.toFixed(1)} s`;
       const owner = owners ? (owners.get(r.name) ?? 'none') : '-';
       process.stdout.write(

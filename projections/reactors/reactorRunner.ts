@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
 import { START } from '../../domain/eventstore/types.ts';
 import { describeError } from '../projectionStop.ts';
-import { DEFAULT_BATCH_BYTES, readBatch } from '../readBatch.ts';
+import { DEFAULT_BATCH_BYTES } from '../readBatch.ts';
 import type { ReadModelLease } from '../readModelLease.ts';
 import type { AnyReactor, ReactorContext } from './reactor.ts';
 
@@ -114,7 +114,7 @@ export const createReactorRunner = (options: ReactorRunnerOptions): ReactorRunne
   };
 
   const read = (r: AnyReactor, after: Position): Promise<StoredEvent[]> =>
-    r.eventTypes ? store.readAll(after, batchSize, { types: r.eventTypes }) : readBatch(pool, store, after, batchSize, DEFAULT_BATCH_BYTES);
+    store.readAll(after, batchSize, r.eventTypes ? { types: r.eventTypes } : { maxBytes: DEFAULT_BATCH_BYTES });
 
   /** One batch of events for `r`; returns how many it reacted to. */
   const reactOnce = async (r: AnyReactor): Promise<number> => {

@@ -119,7 +119,7 @@ test('given a poison event, the other read model and the live models go past it;
   assert.match((refused as Error).message, /"fragile" read model is stopped at event \d+:\d+ \(NoteTaken\)/);
 
   // The checkpoint row says the same for other processes and `loupe projections status`.
-  const [status] = await projectionStatus(ctx.db.pool, ['fragile']);
+  const [status] = await projectionStatus(ctx.db.pool, ctx.store, ['fragile']);
   assert.equal(status!.stop?.event, fragile.stop!.event);
   assert.is(status!.stop?.error, fragile.stop!.error);
 
@@ -158,7 +158,7 @@ test('given a stopped read model, when an operator records a skip decision, it m
     runner.projections().map((p) => p.stop),
     [null, null],
   );
-  const [status] = await projectionStatus(ctx.db.pool, ['fragile']);
+  const [status] = await projectionStatus(ctx.db.pool, ctx.store, ['fragile']);
   assert.is(status!.stop, null, 'the recorded stop is cleared');
   assert.ok(ctx.logged.some((l) => l.level === 'info' && l.msg.includes(`fragile resumed past event ${positionToString(poison)}`)));
 
@@ -231,7 +231,7 @@ test('given a stop recorded before a restart, a fixed read model resumes by itse
     ctx.logged.some((l) => l.level === 'warn' && l.msg.includes(`trying again: fragile stopped at event ${positionToString(poison)}`)),
   );
   assert.ok(ctx.logged.some((l) => l.level === 'info' && l.msg.includes('fragile resumed')));
-  const [status] = await projectionStatus(ctx.db.pool, ['fragile']);
+  const [status] = await projectionStatus(ctx.db.pool, ctx.store, ['fragile']);
   assert.is(status!.stop, null);
 });
 

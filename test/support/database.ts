@@ -8,6 +8,7 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../../ops/database/openDatabase.ts';
 import { allMigrations } from '../../ops/database/allMigrations.ts';
 import { migrate } from '../../projections/migrate.ts';
+import { freshEventStore } from './eventStoreBackend.ts';
 
 /**
  * A fresh, empty database for one test file, on the backend CI selected: a real Postgres when
@@ -17,7 +18,11 @@ import { migrate } from '../../projections/migrate.ts';
  */
 export const serverUrl = (): string | undefined => process.env.SERVICE_SQL_DATABASE_URL || undefined;
 
-export type TestDatabase = Database & { readonly url?: string };
+export type TestDatabase = Database & {
+  readonly url?: string;
+  /** The EventStoreDB connection string of this database's log when the stand-in is selected (eventStoreBackend.ts). */
+  readonly eventStoreUrl?: string;
+};
 
 const pgliteTemplate = async (): Promise<Blob> => {
   const { version } = JSON.parse(await readFile(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'));
@@ -34,6 +39,20 @@ const pgliteTemplate = async (): Promise<Blob> => {
 };
 
 export const freshDatabase = async (): Promise<TestDatabase> => {
+  const db = await freshSqlDatabase();
+  const log = await freshEventStore();
+  if (!log) return db;
+  return {
+    ...db,
+    eventStoreUrl: log.url,
+    close: async () => {
+      await db.close();
+      await log.close();
+    },
+  };
+};
+
+const freshSqlDatabase = async (): Promise<TestDatabase> => {
   const url = serverUrl();
   if (!url) {
     const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });

@@ -18,6 +18,7 @@ import { START, WrongExpectedRevisionError, comparePosition } from '../../domain
  */
 export const memoryEventStore = () => {
   const all: StoredEvent[] = [];
+  const recordedAt = new Map<string, Date>();
   let seq = 0n;
   const hooks: { beforeAppend?: (stream: string) => Promise<void> | void } = {};
   const streamEvents = (stream: string) => all.filter((e) => e.stream === stream);
@@ -38,6 +39,7 @@ export const memoryEventStore = () => {
         seq += 1n;
         revision += 1;
         position = { tx: seq, seq };
+        recordedAt.set(`e${seq}`, new Date());
         all.push({
           id: `e${seq}`,
           stream,
@@ -56,7 +58,18 @@ export const memoryEventStore = () => {
     },
     async readAll(after: Position, limit: number, filter?: ReadFilter) {
       const wanted = (e: StoredEvent) => !filter?.types || filter.types.includes(e.type);
-      return copies(all.filter((e) => comparePosition(e.position, after) > 0 && wanted(e)).slice(0, limit));
+      const page = all.filter((e) => comparePosition(e.position, after) > 0 && wanted(e)).slice(0, limit);
+      const maxBytes = filter?.maxBytes ?? Number.POSITIVE_INFINITY;
+      let total = 0;
+      const fitting = page.filter((e, i) => {
+        total += JSON.stringify(e.data).length;
+        return i === 0 || total <= maxBytes;
+      });
+      return copies(fitting.filter((e, i) => i === 0 || fitting[i - 1] === page[i - 1]));
+    },
+    async backlog(after: Position, { cap, through }: { cap: number; through?: Position }) {
+      const pending = all.filter((e) => comparePosition(e.position, after) > 0 && (!through || comparePosition(e.position, through) <= 0));
+      return { events: Math.min(cap, pending.length), oldestRecordedAt: pending.length ? recordedAt.get(pending[0]!.id)! : null };
     },
     async headPosition() {
       return all.at(-1)?.position ?? START;

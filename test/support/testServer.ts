@@ -28,12 +28,16 @@ export type TestServerOptions = {
    * Database object must be shared: PGlite is one session and its driver serialises on it.
    */
   readonly database?: TestDatabase;
+  /** How often an unreachable event log is tried again at start (buildServer's default: 2 s). */
+  readonly eventLogRetryMs?: number;
 };
 
 /** The whole server in-process on random ports, on a fresh database of the selected backend. */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const workingDir = await mkdtemp(join(tmpdir(), 'loupe-test-'));
+  const database = options.database ?? (await freshDatabase());
   const config = loadConfig({
+    ...(database.eventStoreUrl ? { SERVICE_EVENTSTORE_URL: database.eventStoreUrl } : {}),
     SERVICE_HOST: '127.0.0.1',
     SERVICE_PORT: '0',
     SERVICE_GRPC_PORT: '0',
@@ -49,8 +53,12 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       done();
     },
   });
-  const database = options.database ?? (await freshDatabase());
-  const server = await buildServer(config, { database, logger: createLogger(config.log.level, capture), passwordCost: TEST_PASSWORD_COST });
+  const server = await buildServer(config, {
+    database,
+    logger: createLogger(config.log.level, capture),
+    passwordCost: TEST_PASSWORD_COST,
+    eventLogRetryMs: options.eventLogRetryMs,
+  });
   const baseUrl = `http://127.0.0.1:${server.ports.http}${config.http.rootPath}`;
   return {
     ...server,

@@ -209,5 +209,32 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
     assert.equal(first, second);
   });
 
+  test('readAll bounded by bytes: stops before the events that would exceed them, but returns at least one', async ({
+    subject: { store },
+  }) => {
+    const big = 'x'.repeat(10_000);
+    await store.appendToStream('sized', [ev('Big', { big }), ev('Big', { big }), ev('Big', { big }), ev('Small')], 'no_stream');
+    await readAllUntilSeen(store, 'sized');
+    const first = await store.readAll(START, 10, { maxBytes: 25_000 });
+    assert.is(first.length, 2, 'two 10 kB events fit in 25 kB, the third does not');
+    assert.is((await store.readAll(START, 10, { maxBytes: 1 })).length, 1, 'one event even when it alone exceeds the bound');
+    assert.is((await store.readAll(START, 10)).length, 4);
+  });
+
+  test('backlog: none when caught up; some, and since when, when events follow', async ({ subject: { store } }) => {
+    assert.equal(await store.backlog(START, { cap: 1000 }), { events: 0, oldestRecordedAt: null });
+    const started = Date.now();
+    await store.appendToStream('lagging', [ev('A'), ev('B'), ev('C')], 'no_stream');
+    await readAllUntilSeen(store, 'lagging');
+    const all = await readEverything(store, 100);
+    const pending = await store.backlog(START, { cap: 1000 });
+    assert.ok(pending.events >= 1 && pending.events <= 1000, `events ${pending.events}`);
+    assert.ok(pending.oldestRecordedAt !== null);
+    assert.ok(Math.abs(pending.oldestRecordedAt!.getTime() - started) < 60_000, 'recorded about now');
+    assert.equal(await store.backlog(all.at(-1)!.position, { cap: 1000 }), { events: 0, oldestRecordedAt: null });
+    const through = await store.backlog(START, { cap: 1000, through: all[0]!.position });
+    assert.is(through.events, 1, 'through the first event: just it');
+  });
+
   return test;
 };
