@@ -85,7 +85,7 @@ export const rebuildProjection = async (
       const replay = async (tx: DatabaseTransactionConnection | null) => {
         const source = tx && options.storeInTransaction ? options.storeInTransaction(tx) : store;
         for (;;) {
-          // Bounded by bytes too (projections/readBatch.ts): 50 large span events would be gigabytes.
+          // Bounded by bytes too (DEFAULT_BATCH_BYTES): 50 large span events would be gigabytes.
           const events = await source.readAll(position, batchSize, { maxBytes: DEFAULT_BATCH_BYTES });
           if (events.length === 0) return;
           // Inside the swap transaction a failed batch rolls back to a savepoint only.
