@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import type { Principal } from '../../domain/access/principal.ts';
+import { type PasswordRule, SPECIAL_CHARACTERS } from '../../domain/identity/passwordPolicy.ts';
 import { findUser } from '../../projections/identity/userQueries.ts';
 import type { AppDeps } from '../appDeps.ts';
 import type { UiOptions } from './uiOptions.ts';
@@ -14,6 +15,8 @@ export type UiConfig = {
   readonly serverVersion: string;
   readonly oauth2Providers: readonly { readonly name: string; readonly displayName: string; readonly autoLogin: boolean }[];
   readonly ldapEnabled: boolean;
+  /** What a new password must meet, shown beside every form that sets one. */
+  readonly passwordRule: PasswordRule & { readonly specialCharacters: string };
 };
 
 /** The management link goes only to the admins the operator listed, so it depends on who asks. */
@@ -40,5 +43,6 @@ export const uiConfigFor = async (ctx: Koa.Context, deps: AppDeps, options: UiOp
       ? (auth.oauth2Providers ?? []).map((p) => ({ name: p.name, displayName: p.displayName, autoLogin: p.autoLogin }))
       : [],
     ldapEnabled: auth.enabled && (auth.ldap ?? null) !== null,
+    passwordRule: { ...auth.passwordRule, specialCharacters: SPECIAL_CHARACTERS },
   };
 };

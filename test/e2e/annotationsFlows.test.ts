@@ -50,6 +50,20 @@ test.before(async (ctx) => {
     },
   });
   assert.is(judged.status, 200, JSON.stringify(judged.body));
+  // Evals with long names and labels on another turn's spans: their chips must fit the tables
+  const evals = ctx.turns[2]!.flatMap((span) => [
+    {
+      span_id: span.spanId,
+      name: 'helpfulness_according_to_the_rubric',
+      annotator_kind: 'HUMAN',
+      result: { label: 'very helpful indeed', score: 4.5 },
+    },
+    { span_id: span.spanId, name: 'toxicity', annotator_kind: 'CODE', result: { score: 0.01 } },
+    { span_id: span.spanId, name: 'hallucination', annotator_kind: 'LLM', result: { label: 'factual' } },
+    { span_id: span.spanId, name: 'conciseness', annotator_kind: 'LLM', result: { label: 'concise' } },
+  ]);
+  const evaluated = await callAs(ctx.server, 'POST', '/v1/span_annotations?sync=true', { as: admin, json: { data: evals } });
+  assert.is(evaluated.status, 200, JSON.stringify(evaluated.body));
 });
 
 test.after(async (ctx) => {
@@ -189,6 +203,24 @@ test('an admin creates a categorical config, assigns it, annotates a span, chang
   await page.waitForFunction(() => (document as any).querySelectorAll('[data-testid="span-row"]').length === 1);
   assert.match(await text(page.getByTestId('span-row')), /ChatCompletion/);
   assert.match(await text(page.getByTestId('span-row').getByTestId('annotation-chips')), /correctness\s*incorrect/);
+
+  // On a 1440 px screen, every span's chips fit inside the table: nothing is cut off or needs a sideways scroll
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(server.href(`/projects/${projectId}/spans`));
+  await page.locator('[data-testid="span-row"] [data-testid="annotation-chip"]').first().waitFor();
+  const fit = await page.evaluate(() => {
+    const card = (document as any).querySelector('[data-testid="spans-table"]').closest('.table-card');
+    const right = card.getBoundingClientRect().right;
+    const chips = [...(document as any).querySelectorAll('[data-testid="annotation-chips"]')];
+    return {
+      sideways: card.scrollWidth - card.clientWidth,
+      chips: chips.length,
+      outside: chips.filter((c: any) => c.getBoundingClientRect().right > right).length,
+    };
+  });
+  assert.ok(fit.chips >= 4, `chips shown: ${fit.chips}`);
+  assert.equal({ sideways: fit.sideways, outside: fit.outside }, { sideways: 0, outside: 0 });
+  await screenshot(page, 'annotations-spans-1440');
 
   assert.equal(unexpectedProblems(problems), []);
   await page.context().close();

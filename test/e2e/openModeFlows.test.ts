@@ -208,6 +208,11 @@ test('with auth off, settings hold the secrets only, and a deep link survives a 
   await row.waitFor();
   assert.match(page.url(), /\/loupe\/settings$/);
 
+  // Keys exist only with auth on: their tab says so instead of showing another
+  await page.goto(server.href('/settings/keys'));
+  await page.getByRole('heading', { name: 'No settings tab “keys”' }).waitFor();
+  await page.getByText('SERVICE_ENABLE_AUTH=true').waitFor();
+
   // An unknown app path shows the app's not-found page
   await page.goto(server.href('/projects/x/y/z'));
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();

@@ -39,6 +39,14 @@ const llmSpan = (): OtlpSpan => ({
     'llm.input_messages.0.message.content': 'You answer questions about Loupe. <b>Be brief.</b>',
     'llm.input_messages.1.message.role': 'user',
     'llm.input_messages.1.message.content': 'How do I reset my password?',
+    // A tool call and its result as many instrumentations record them: no call id, no tool_call_id
+    'llm.input_messages.2.message.role': 'assistant',
+    'llm.input_messages.2.message.tool_calls.0.tool_call.function.name': 'search_docs',
+    'llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments': '{"q":"reset password"}',
+    'llm.input_messages.3.message.role': 'tool',
+    'llm.input_messages.3.message.content': 'Sign-in page: "Forgot password" link.',
+    'llm.input_messages.4.message.role': 'user',
+    'llm.input_messages.4.message.content': 'Where is that link?',
     'llm.output_messages.0.message.role': 'assistant',
     'llm.output_messages.0.message.content': 'Use "Forgot password" on the sign-in page.',
   },
@@ -147,6 +155,10 @@ test('a member opens an LLM span in the playground, runs it streamed and saves i
   assert.is(await page.getByLabel('Temperature').inputValue(), '0.7');
   assert.is(await page.getByLabel('Max tokens').inputValue(), '256');
   assert.equal(JSON.parse(await page.getByLabel('Other parameters (JSON)').inputValue()), { top_p: 0.9 });
+  // ...and the tool's result answers the call before it, so it runs as loaded
+  const [toolCall] = JSON.parse(await page.getByLabel('Tool calls of message 3').inputValue());
+  assert.match(toolCall.id, /^call_/);
+  assert.is(await page.getByLabel('Tool call id of message 4').inputValue(), toolCall.id);
 
   // When the temperature is changed and it runs against the local OpenAI-compatible server
   await page.getByLabel('Temperature').fill('0.2');
@@ -172,8 +184,9 @@ test('a member opens an LLM span in the playground, runs it streamed and saves i
   assert.is(sent.body.top_p, 0.9);
   assert.equal(
     sent.body.messages.map((m: { role: string }) => m.role),
-    ['system', 'user'],
+    ['system', 'user', 'assistant', 'tool', 'user'],
   );
+  assert.is(sent.body.messages[3].tool_call_id, sent.body.messages[2].tool_calls[0].id);
   await screenshot(page, 'playground-done');
 
   // When it is saved as a new version of the existing prompt

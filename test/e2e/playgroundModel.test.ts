@@ -100,6 +100,36 @@ test('an LLM span loads its messages verbatim, model, provider and parameters wi
   assert.equal(JSON.parse(draft.otherParameters), { seed: 3 });
 });
 
+test('a tool result recorded without its call id answers the oldest call not yet answered; calls without ids get unique ones', () => {
+  const attributes = {
+    llm: {
+      input_messages: [
+        { message: { role: 'user', content: 'Weather in Paris and Rome?' } },
+        {
+          message: {
+            role: 'assistant',
+            tool_calls: [
+              { tool_call: { function: { name: 'weather', arguments: '{"city":"Paris"}' } } },
+              { tool_call: { id: 'call_1', function: { name: 'weather', arguments: '{"city":"Rome"}' } } },
+            ],
+          },
+        },
+        { message: { role: 'tool', content: '21' } },
+        { message: { role: 'tool', content: '25' } },
+        { message: { role: 'assistant', tool_calls: [{ tool_call: { function: { name: 'weather', arguments: '{"city":"Oslo"}' } } }] } },
+        { message: { role: 'tool', content: '3' } },
+      ],
+    },
+  };
+  const messages = draftFromSpan(attributes, inputMessages(attributes)).messages;
+  const ids = (i: number) => JSON.parse(messages[i]!.toolCalls!).map((c: { id: string }) => c.id);
+  // call_1 is taken by the span itself, so the minted ids skip it
+  assert.equal(ids(1), ['call_2', 'call_1']);
+  assert.equal([messages[2]!.toolCallId, messages[3]!.toolCallId], ['call_2', 'call_1']);
+  assert.equal(ids(4), ['call_3']);
+  assert.is(messages[5]!.toolCallId, 'call_3');
+});
+
 test('tool calls and tool results go out as content parts, and come back into the editor the same', () => {
   const draft = [
     { role: 'user' as const, content: 'Weather in {{city}}?' },

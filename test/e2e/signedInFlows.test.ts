@@ -18,7 +18,7 @@ type Ctx = { server: UiServer; browser: Browser; smtp: Awaited<ReturnType<typeof
 const test = suite<Ctx>('UI, auth on', {} as Ctx);
 
 const ADMIN = 'admin@localhost';
-const ADMIN_PASSWORD = 'a-New-admin-pw-42';
+const ADMIN_PASSWORD = 'a-New-admin-pw-42!';
 const VIEWER = 'vera@example.com';
 const MANAGEMENT_URL = 'https://manage.example.com/console';
 const SMTP = { username: 'mailer', password: 'smtp-pass-123' };
@@ -36,6 +36,8 @@ test.before(async (ctx) => {
       // Olga is listed: she is created at start, without a password, and sees the management link.
       SERVICE_ADMINS: 'olga=olga@example.com',
       SERVICE_MANAGEMENT_URL: MANAGEMENT_URL,
+      // The forms that set a password show the rules the server holds them to.
+      SERVICE_ENABLE_STRONG_PASSWORD_POLICY: 'true',
     },
   });
   ctx.browser = await launchBrowser();
@@ -65,7 +67,14 @@ test('the default admin signs in, must choose a new password, then lands on the 
   await submitLogin(page, ADMIN, 'admin');
   await page.waitForURL(/\/change-password/);
   await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+  // The rules come with the form, each marked as the password is typed
+  const rules = page.getByTestId('password-rules');
+  assert.match(await rules.innerText(), /At least 12 characters[\s\S]*A digit[\s\S]*An uppercase letter[\s\S]*One of !@#\$%\^&\*\(\)_\+/);
+  await page.getByLabel('New password', { exact: true }).fill('short1');
+  await rules.getByText('At least 12 characters (not met)').waitFor();
+  await rules.getByText('A digit (met)').waitFor();
   await page.getByLabel('New password', { exact: true }).fill(ADMIN_PASSWORD);
+  assert.not.match(await rules.innerText(), /not met/);
   await page.getByLabel('Confirm new password').fill('a-typo');
   await page.getByText('The passwords do not match.').waitFor();
   await page.getByLabel('Confirm new password').fill(ADMIN_PASSWORD);
@@ -95,7 +104,7 @@ test('an admin creates a user, a key shown once, and a secret kept masked until 
   await dialog.getByLabel('Email', { exact: true }).fill(VIEWER);
   await dialog.getByLabel('Username').fill('vera');
   await dialog.getByLabel('Role').selectOption('VIEWER');
-  await dialog.getByLabel('Initial password').fill('vera-initial-pw');
+  await dialog.getByLabel('Initial password').fill('Vera-initial-pw-1!');
   await dialog.getByRole('button', { name: 'Add user' }).click();
   const veraRow = page.locator(`[data-testid=user-row][data-email="${VIEWER}"]`);
   await veraRow.waitFor();
@@ -123,8 +132,15 @@ test('an admin creates a user, a key shown once, and a secret kept masked until 
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await tempRow.waitFor({ state: 'detached' });
 
-  // API keys: a system key's value is shown once
-  await page.getByRole('link', { name: 'API keys' }).click();
+  // A settings tab that does not exist says so rather than showing another tab
+  await page.goto(server.href('/settings/nope'));
+  await page.getByRole('heading', { name: 'No settings tab “nope”' }).waitFor();
+  assert.is(await page.locator('.tabs a[aria-current=page]').count(), 0);
+
+  // API keys, also as /settings/keys: a system key's value is shown once
+  await page.goto(server.href('/settings/keys'));
+  await page.getByRole('button', { name: 'New system key' }).waitFor();
+  assert.is(await page.locator('.tabs a[aria-current=page]').textContent(), 'API keys');
   await page.getByRole('button', { name: 'New system key' }).click();
   await dialog.getByLabel('Name').fill('collector');
   await dialog.getByRole('button', { name: 'Create key' }).click();
@@ -169,7 +185,7 @@ test('an admin creates a user, a key shown once, and a secret kept masked until 
 test('a viewer sees no write controls and no settings', async ({ server, browser }) => {
   const { page, context, problems } = await openPage(browser);
   // Given a user an admin created: their first sign-in asks for their own password
-  await signIn(page, server, VIEWER, 'vera-initial-pw', 'vera-own-password-1');
+  await signIn(page, server, VIEWER, 'Vera-initial-pw-1!', 'Vera-own-password-1!');
   await page.getByTestId('project-card').first().waitFor();
   assert.is(await page.getByRole('button', { name: 'New project' }).count(), 0);
   assert.is(await page.getByRole('button', { name: /^Edit / }).count(), 0);
@@ -191,10 +207,11 @@ test('a viewer sees no write controls and no settings', async ({ server, browser
   await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
   await page.getByRole('cell', { name: 'laptop', exact: true }).waitFor();
   await screenshot(page, 'profile');
-  // ...and so is their password: the page signs back in with the new one and stays
-  await page.getByLabel('Current password').fill('vera-own-password-1');
-  await page.getByLabel('New password', { exact: true }).fill('vera-second-pw-2');
-  await page.getByLabel('Confirm new password').fill('vera-second-pw-2');
+  // ...and so is their password, under the same rules: the page signs back in with the new one and stays
+  assert.match(await page.getByTestId('password-rules').innerText(), /At least 12 characters/);
+  await page.getByLabel('Current password').fill('Vera-own-password-1!');
+  await page.getByLabel('New password', { exact: true }).fill('Vera-second-pw-2!');
+  await page.getByLabel('Confirm new password').fill('Vera-second-pw-2!');
   await page.getByRole('button', { name: 'Change password' }).click();
   await page.getByText('Password changed').waitFor();
   await page.reload();
@@ -202,7 +219,7 @@ test('a viewer sees no write controls and no settings', async ({ server, browser
   const relogin = await fetch(server.href('/auth/login'), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: VIEWER, password: 'vera-second-pw-2' }),
+    body: JSON.stringify({ email: VIEWER, password: 'Vera-second-pw-2!' }),
   });
   assert.is(relogin.status, 204);
   assert.equal(unexpectedProblems(problems), []);
@@ -255,8 +272,8 @@ test('a listed admin sets a password from the mailed link, signs in and finds th
   const link = hrefOf(htmlPart(mail.raw), 'reset-url');
   assert.match(link, /\/reset-password-with-token\?token=/);
   await page.goto(link);
-  await page.getByLabel('New password', { exact: true }).fill('olga-chosen-pw-7');
-  await page.getByLabel('Confirm new password').fill('olga-chosen-pw-7');
+  await page.getByLabel('New password', { exact: true }).fill('Olga-chosen-pw-7!');
+  await page.getByLabel('Confirm new password').fill('Olga-chosen-pw-7!');
   await screenshot(page, 'reset-password');
   await page.getByRole('button', { name: 'Set new password' }).click();
   await page.getByText('Your password was changed').waitFor();
@@ -265,7 +282,7 @@ test('a listed admin sets a password from the mailed link, signs in and finds th
   await page.waitForURL(/\/login/);
   // A returnTo pointing elsewhere is ignored: signing in never sends anyone off the app
   await page.goto(server.href('/login?returnTo=//evil.example.com/phish'));
-  await submitLogin(page, 'olga@example.com', 'olga-chosen-pw-7');
+  await submitLogin(page, 'olga@example.com', 'Olga-chosen-pw-7!');
   await page.waitForURL(/\/projects/);
   assert.ok(page.url().startsWith(server.href('/projects')), page.url());
   const management = page.getByRole('link', { name: 'Management' });

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchBrowser, openPage } from './support/browser.ts';
 import { unexpectedProblems } from './support/flows.ts';
-import { screenshot } from './support/screenshots.ts';
+import { inkBox, screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
 import { chatTurn, exportSpans, hostileTrace, type OtlpSpan } from './tracingFixtures.ts';
 
@@ -92,6 +92,13 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   assert.match(await text(input), /question/);
   assert.match(await text(input), /What is the refund policy for annual plans\? \(#1\)/);
   assert.is(await text(page.getByTestId('io-output').locator('strong').first()), 'Sure.', 'markdown rendered');
+  // The JSON tree's expander is drawn, not a glyph the font may lack (it came out as a stray "ʻ")
+  const expander = await inkBox(page, input.locator('.arrow').first());
+  assert.ok(expander.width >= 6 && expander.height >= 6, `the expander is drawn: ${JSON.stringify(expander)}`);
+  // Every time on the page (the trace's start, the span's) is on one 24-hour clock
+  const times = await text(page.locator('body'));
+  assert.match(times, /\b\d{2}:\d{2}\b/);
+  assert.not.match(times, /\d:\d{2}(:\d{2})?\s?[AP]M/);
 
   // When the LLM span is selected
   await page.locator('[role="treeitem"]', { hasText: 'ChatCompletion' }).click();

@@ -14,6 +14,17 @@ export type UiConfig = {
   readonly oauth2Providers: readonly { readonly name: string; readonly displayName: string; readonly autoLogin?: boolean }[];
   /** Whether the login page offers an LDAP form. */
   readonly ldapEnabled: boolean;
+  /** What a new password must meet (domain/identity/passwordPolicy.ts). */
+  readonly passwordRule: PasswordRule;
+};
+
+export type PasswordRule = {
+  readonly minLength: number;
+  readonly digit: boolean;
+  readonly lowercase: boolean;
+  readonly uppercase: boolean;
+  readonly special: boolean;
+  readonly specialCharacters: string;
 };
 
 export const DEFAULT_CONFIG: UiConfig = {
@@ -25,6 +36,7 @@ export const DEFAULT_CONFIG: UiConfig = {
   serverVersion: '',
   oauth2Providers: [],
   ldapEnabled: false,
+  passwordRule: { minLength: 4, digit: false, lowercase: false, uppercase: false, special: false, specialCharacters: '!@#$%^&*()_+' },
 };
 
 /**

@@ -175,6 +175,19 @@ export const draftFromSpan = (
         })
         .filter(isObj)
     : [];
+  // Providers refuse a tool result that names no call. Many instrumentations record neither the
+  // calls' ids nor the results' tool_call_id: a call without an id gets one unique in the
+  // conversation, and a result without one answers the oldest call not yet answered.
+  let minted = 0;
+  const unanswered: string[] = [];
+  const mintId = (taken: ReadonlySet<string>): string => {
+    do minted += 1;
+    while (taken.has(`call_${minted}`));
+    return `call_${minted}`;
+  };
+  const knownIds = new Set(
+    messages.flatMap((m) => [...(m.toolCalls ?? []).map((c) => c.id), m.toolCallId]).filter((id): id is string => !!id),
+  );
   return {
     ...emptyDraft(),
     messages: messages.flatMap((m): DraftMessage[] => {
@@ -184,8 +197,14 @@ export const draftFromSpan = (
         .filter((p) => p.kind === 'text')
         .map((p) => p.text ?? '')
         .join('\n');
-      if (role === 'tool') return [{ role, content, toolCallId: m.toolCallId ?? '' }];
-      const calls = (m.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i + 1}`, name: c.name, arguments: c.arguments }));
+      if (role === 'tool') {
+        const toolCallId = m.toolCallId || unanswered[0] || '';
+        const answered = unanswered.indexOf(toolCallId);
+        if (answered >= 0) unanswered.splice(answered, 1);
+        return [{ role, content, toolCallId }];
+      }
+      const calls = (m.toolCalls ?? []).map((c) => ({ id: c.id || mintId(knownIds), name: c.name, arguments: c.arguments }));
+      unanswered.push(...calls.map((c) => c.id));
       return [role === 'assistant' && calls.length > 0 ? { role, content, toolCalls: JSON.stringify(calls, null, 2) } : { role, content }];
     }),
     templateFormat: 'NONE',

@@ -1,3 +1,5 @@
+import { formatDateTime } from '../format.ts';
+
 /**
  * The time ranges the pages filter on: a preset relative to now, or a custom start/end. Kept in
  * the URL (`?range=7d`, `?range=custom&start=…&end=…`) so a filtered page can be linked and reloaded.
@@ -48,7 +50,7 @@ export const choiceToSearch = (choice: TimeRangeChoice): Record<string, string> 
 
 export const describeChoice = (choice: TimeRangeChoice): string => {
   if (choice.kind === 'preset') return PRESETS.find((p) => p.id === choice.preset)?.label ?? '';
-  const fmt = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '…');
+  const fmt = (iso: string | null) => (iso ? formatDateTime(iso) : '…');
   return `${fmt(choice.start)} – ${fmt(choice.end)}`;
 };
 

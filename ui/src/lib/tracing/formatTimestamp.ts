@@ -5,7 +5,8 @@ const short = new Intl.DateTimeFormat('en-US', {
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
-  hour12: false,
+  // h23, not hour12: false, which en-US turns into "24:05" just after midnight.
+  hourCycle: 'h23',
 });
 
 export const formatTimestamp = (iso: string | null | undefined): string => (iso ? short.format(new Date(iso)) : '–');
