@@ -70,6 +70,8 @@ export type RunningServer = {
   readonly ports: { readonly http: number; readonly otlpHttp: number; readonly grpc: number };
   /** Browser-facing base URL including the root path. */
   readonly url: string;
+  /** Where the event log lives (never with credentials). */
+  readonly eventLog: string;
   /** SIGTERM: /readyz answers 503, listeners stop accepting, in-flight requests finish, then everything closes. */
   stop(): Promise<void>;
 };
@@ -252,6 +254,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       app,
       ports,
       url,
+      eventLog: log.description,
       stop: () => {
         draining = true;
         stopping ??= (async () => {

@@ -7,7 +7,7 @@ const VALID_INCOMING_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /**
  * Gives each request an id (a well-formed `x-request-id` from a proxy is kept), a child logger
  * carrying it, the server version header the official clients read on every response, and one
- * JSON log line when it ends. Only method, path, status and timing are logged: never headers,
+ * JSON log line (debug level) when it ends. Only method, path, status and timing are logged: never headers,
  * query strings or bodies, which can carry credentials.
  */
 export const requestContext =
@@ -24,6 +24,8 @@ export const requestContext =
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      // Debug level: at the default (info) a probe hitting /healthz every few seconds would bury
+      // everything else; SERVICE_LOG_LEVEL=debug asks for them. Failures are logged on their own.
+      ctx.state.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   };

@@ -1,15 +1,17 @@
 import { redactConfig } from '../config.ts';
 import { buildServer } from '../buildServer.ts';
+import { startBanner } from '../startBanner.ts';
 import type { CommandRun } from './command.ts';
 
 /** `loupe serve`: runs until SIGTERM/SIGINT, then drains and exits 0. */
 export const run: CommandRun = async (config) => {
   const started = Date.now();
   const server = await buildServer(config);
-  server.logger.info({ config: redactConfig(config), database: server.database.description }, 'configuration');
+  // The whole configuration is for someone debugging a deployment, not for every start.
+  server.logger.debug({ config: redactConfig(config), database: server.database.description }, 'configuration');
   server.logger.info({ ports: server.ports, ms: Date.now() - started }, 'listening');
   process.stdout.write(
-    `\nLoupe is running at ${server.url}  (OTLP: HTTP ${server.ports.otlpHttp} and ${server.ports.http}, gRPC ${server.ports.grpc}; ${server.database.description})\n\n`,
+    startBanner({ config, url: server.url, ports: server.ports, database: server.database.description, eventLog: server.eventLog }),
   );
   const shutdown = (signal: string) => {
     server.logger.info({ signal }, 'shutting down: draining in-flight requests');

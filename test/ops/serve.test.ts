@@ -11,6 +11,7 @@ const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
 /**
  * What a newcomer does: start the server with no configuration but a working dir (embedded
  * PGlite, first start includes initdb), see the URL, get /healthz within 60 s, stop it with SIGTERM.
+ * What they read is the start banner, not a stream of request logs.
  */
 test('loupe serve with no database configured answers /healthz within 60 s and exits 0 on SIGTERM', async () => {
   const workingDir = await mkdtemp(join(tmpdir(), 'loupe-serve-'));
@@ -22,7 +23,6 @@ test('loupe serve with no database configured answers /healthz within 60 s and e
     SERVICE_PORT: '0',
     SERVICE_GRPC_PORT: '0',
     SERVICE_OTLP_HTTP_PORT: '0',
-    SERVICE_LOG_LEVEL: 'warn',
   };
   const child = spawn(process.execPath, [...TYPESCRIPT_NODE_FLAGS, cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -46,6 +46,15 @@ test('loupe serve with no database configured answers /healthz within 60 s and e
       ['default'],
       'a fresh server lists its default project',
     );
+    // The banner says where to send traces, where the data lives and that auth is off
+    assert.match(output, /OTLP traces\s+http:\/\/127\.0\.0\.1:\d+\/v1\/traces .*gRPC 127\.0\.0\.1:\d+/);
+    assert.ok(output.includes(`embedded PGlite at ${join(workingDir, 'pgdata')}`), output);
+    assert.match(output, /Auth\s+off: anyone who reaches these ports/);
+    assert.match(output, /Logs\s+info; SERVICE_LOG_LEVEL=debug adds one line per request/);
+    // ...and at the default level, requests are not logged one by one, nor the whole configuration
+    await new Promise((r) => setTimeout(r, 200));
+    assert.not.match(output, /"msg":"request"|"msg":"configuration"/);
+    assert.not.match(output, /"level":(40|50|60)/, 'no warning or error on a clean start');
     child.kill('SIGTERM');
     assert.is(await exited, 0, output);
   } finally {
