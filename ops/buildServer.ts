@@ -31,7 +31,6 @@ import { createReactorRunner, type ReactorRunner } from '../projections/reactors
 import { createReactors } from './createReactors.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { deriveAuditKey } from '../domain/audit/auditKey.ts';
-import { createPostgresSealInputs } from '../domain/audit/postgresSealInputs.ts';
 import { createSealer } from '../projections/audit/createSealer.ts';
 import { startSealing } from '../projections/audit/startSealing.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
@@ -156,7 +155,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       sealer: createSealer({
         pool: database.pool,
         key: deriveAuditKey(config.audit.secret),
-        source: createPostgresSealInputs,
+        source: log.sealInputs,
         maxBytes: database.kind === 'pglite' ? 4 * 1024 * 1024 : undefined,
       }),
       logger,

@@ -98,6 +98,15 @@ const COMMANDS: readonly CommandSpec[] = [
     check: (values) => isoDate('from', values.from) ?? isoDate('to', values.to),
   },
   {
+    words: ['events', 'copy'],
+    module: 'eventsCopy',
+    arguments: '--to URL',
+    summary: 'copy the event log into an empty one: EventStoreDB (kurrentdb://, esdb://) or PostgreSQL (postgres://), with a progress bar',
+    options: { to: { type: 'string' } },
+    positionals: { min: 0, max: 0 },
+    check: (values) => (typeof values.to === 'string' && values.to !== '' ? null : '--to URL is required'),
+  },
+  {
     words: ['audit', 'verify'],
     module: 'auditVerify',
     arguments: '',

@@ -1,4 +1,7 @@
-import type { DatabasePool, DatabaseTransactionConnection } from 'slonik';
+import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
+import { createPostgresSealInputs } from '../domain/audit/postgresSealInputs.ts';
+import type { SealInputSource } from '../domain/audit/sealInputSource.ts';
+import { createStoreSealInputs } from '../domain/audit/storeSealInputs.ts';
 import { createKurrentEventStore } from '../domain/eventstore/kurrentEventStore.ts';
 import { createPostgresEventStore } from '../domain/eventstore/postgresEventStore.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
@@ -14,6 +17,9 @@ export type ConfiguredEventStore = {
   readonly storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
   /** Where the log lives, for logs and /readyz (never with credentials). */
   readonly description: string;
+  readonly kind: 'sql' | 'eventstoredb';
+  /** What the sealer and `loupe audit verify` read of the log (the SQL one hashes in the database). */
+  readonly sealInputs: (db: CommonQueryMethods) => SealInputSource;
   readonly close: () => Promise<void>;
 };
 
@@ -25,12 +31,20 @@ export const createConfiguredEventStore = (config: Config, pool: DatabasePool): 
   const url = config.database.eventStoreUrl;
   if (url) {
     const kurrent = createKurrentEventStore(url);
-    return { store: kurrent.store, description: kurrent.description, close: kurrent.close };
+    return {
+      store: kurrent.store,
+      description: kurrent.description,
+      kind: 'eventstoredb',
+      sealInputs: () => createStoreSealInputs(kurrent.store),
+      close: kurrent.close,
+    };
   }
   return {
     store: createPostgresEventStore(pool),
     storeInTransaction: (tx) => createPostgresEventStore(tx),
     description: 'the SQL database (events table)',
+    kind: 'sql',
+    sealInputs: createPostgresSealInputs,
     close: async () => undefined,
   };
 };

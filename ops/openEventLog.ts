@@ -11,6 +11,7 @@ export type EventLog = {
   readonly database: Database;
   readonly store: EventStore;
   readonly storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
+  readonly kind: 'sql' | 'eventstoredb';
   readonly close: () => Promise<void>;
 };
 
@@ -30,6 +31,7 @@ export const openEventLog = async (config: Config): Promise<EventLog> => {
     database,
     store: configured.store,
     storeInTransaction: configured.storeInTransaction,
+    kind: configured.kind,
     close: async () => {
       await configured.close();
       await database.close();

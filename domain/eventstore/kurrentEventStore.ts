@@ -161,6 +161,7 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
         // Serialised here only to know its size (the client serialises it again for the wire).
         const dataBytes = Buffer.byteLength(JSON.stringify(e.data));
         return jsonEvent({
+          id: e.id,
           type: e.type,
           data: e.data as Record<string, unknown>,
           metadata: { ...e.metadata, loupe: { schemaVersion: e.schemaVersion ?? 1, dataBytes } },

@@ -55,7 +55,7 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
       const first = actual === null ? 0 : actual + 1;
       const rows = events.map((e, i) => {
         const data = JSON.stringify(e.data);
-        return sql.fragment`(${randomUUID()}, ${stream}, ${first + i}, ${e.type}, ${e.schemaVersion ?? 1},
+        return sql.fragment`(${e.id ?? randomUUID()}, ${stream}, ${first + i}, ${e.type}, ${e.schemaVersion ?? 1},
           ${data}::json, ${Buffer.byteLength(data)}, ${JSON.stringify(e.metadata)}::jsonb)`;
       });
       const last = await tx.one(

@@ -32,6 +32,8 @@ export type EventMetadata = {
 };
 
 export type NewEvent = {
+  /** The event's id (a UUID); a new one unless given (`loupe events copy` keeps the source's). */
+  readonly id?: string;
   readonly type: string;
   readonly data: unknown;
   readonly metadata: EventMetadata;

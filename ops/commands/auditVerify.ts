@@ -1,9 +1,9 @@
 import { SingleBar } from 'cli-progress';
 import { deriveAuditKey } from '../../domain/audit/auditKey.ts';
 import { FINDINGS, verifyChain } from '../../domain/audit/verifyChain.ts';
-import { positionToString } from '../../domain/eventstore/types.ts';
+import { positionToString, START } from '../../domain/eventstore/types.ts';
 import { postgresChainReader } from '../../projections/audit/postgresChainReader.ts';
-import { countEvents } from '../../projections/audit/sealStore.ts';
+import { storeChainReader } from '../../projections/audit/storeChainReader.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
@@ -19,7 +19,7 @@ export const run: CommandRun = async (config) => {
   const key = deriveAuditKey(config.audit.secret);
   const log = await openEventLog(config);
   try {
-    const total = await countEvents(log.database.pool);
+    const total = (await log.store.backlog(START, { cap: Number.MAX_SAFE_INTEGER })).events;
     const bar = new SingleBar({
       format: 'verifying {bar} {value}/{total} events | {rate} events/s',
       stream: process.stderr,
@@ -27,7 +27,8 @@ export const run: CommandRun = async (config) => {
     });
     const started = performance.now();
     bar.start(total, 0, { rate: 0 });
-    const report = await verifyChain(postgresChainReader(log.database.pool), key, (events) =>
+    const reader = log.kind === 'sql' ? postgresChainReader(log.database.pool) : storeChainReader(log.database.pool, log.store);
+    const report = await verifyChain(reader, key, (events) =>
       bar.update(events, { rate: Math.round(events / ((performance.now() - started) / 1000)) }),
     );
     bar.stop();

@@ -119,7 +119,3 @@ export const insertCheckpoint = async (db: CommonQueryMethods, head: SealRecord,
     VALUES (${head.position.tx.toString()}, ${head.position.seq.toString()}, ${head.ordinal.toString()},
       decode(${head.seal.toString('hex')}, 'hex'), ${keyId})`);
 };
-
-/** For a progress bar: how many events the log holds. */
-export const countEvents = async (db: CommonQueryMethods): Promise<number> =>
-  db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events`);

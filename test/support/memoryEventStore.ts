@@ -39,9 +39,10 @@ export const memoryEventStore = () => {
         seq += 1n;
         revision += 1;
         position = { tx: seq, seq };
-        recordedAt.set(`e${seq}`, new Date());
+        const id = e.id ?? `e${seq}`;
+        recordedAt.set(id, new Date());
         all.push({
-          id: `e${seq}`,
+          id,
           stream,
           revision,
           position,

@@ -209,6 +209,14 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
     assert.equal(first, second);
   });
 
+  test('an event appended with an id keeps it (a copied log keeps its ids)', async ({ subject: { store } }) => {
+    const id = '6f1c2a4e-8d3b-4c5a-9e7f-1a2b3c4d5e6f';
+    await store.appendToStream('kept-id', [{ ...ev('Kept'), id }, ev('Fresh')], 'no_stream');
+    const [kept, fresh] = await store.readStream('kept-id');
+    assert.is(kept!.id, id);
+    assert.ok(fresh!.id && fresh!.id !== id);
+  });
+
   test('readAll bounded by bytes: stops before the events that would exceed them, but returns at least one', async ({
     subject: { store },
   }) => {

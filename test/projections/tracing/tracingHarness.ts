@@ -1,38 +1,51 @@
-import { sql, type DatabasePool } from 'slonik';
-import { z } from 'zod';
-import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
+import { sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
 import { comparePosition, type EventStore, START, type StoredEvent } from '../../../domain/eventstore/types.ts';
 import type { CommandContext } from '../../../domain/handleCommand.ts';
 import { createProjectionRunner } from '../../../projections/projectionRunner.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { freshMigratedDatabase, type TestDatabase } from '../../support/database.ts';
+import { eventLogOf } from '../../support/eventStoreBackend.ts';
 
 export const context: CommandContext = { actor: 'test', requestId: null, now: () => new Date('2024-02-01T00:00:00Z') };
 
 export type Harness = {
+  /** Closing it closes the log's client too. */
   db: TestDatabase;
   store: EventStore;
+  /** The same log read inside a transaction (rebuilds), when the log lives in the database. */
+  storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
   project: (batchSize?: number) => Promise<void>;
   /** Every event written so far, once readers may see them all (see `project`). */
   readEverything: () => Promise<StoredEvent[]>;
 };
 
-/** A fresh database with the event log, and `project()` to bring the tracing read model up to date. */
+/**
+ * A fresh database with the event log (of the selected backend: its `events` table, or
+ * EventStoreDB's stand-in), and `project()` to bring the tracing read model up to date.
+ */
 export const tracingHarness = async (): Promise<Harness> => {
-  const db = await freshMigratedDatabase();
-  const store = createPostgresEventStore(db.pool);
+  const database = await freshMigratedDatabase();
+  const log = eventLogOf(database);
+  const db: TestDatabase = {
+    ...database,
+    close: async () => {
+      await log.close();
+      await database.close();
+    },
+  };
+  const store = log.store;
   return {
     db,
     store,
+    storeInTransaction: log.storeInTransaction,
     project: async (batchSize = 100) => {
       // catchUp applies what readers may see now; on a shared Postgres another database's open
       // transaction (a benchmark's COPY, say) can hide our newest events for a while, so wait until the last one is in.
-      const last = await db.pool.maybeOne(sql.type(z.object({ tx: z.string(), seq: z.bigint() }))`
-        SELECT transaction_id::text AS tx, global_position AS seq FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1`);
+      const last = await store.headPosition();
       const runner = createProjectionRunner({ store, pool: db.pool, projections: [tracingProjection], batchSize });
       for (let i = 0; ; i++) {
         await runner.catchUp();
-        if (last === null || comparePosition(runner.position(), { tx: BigInt(last.tx), seq: last.seq }) >= 0) return;
+        if (comparePosition(last, START) === 0 || comparePosition(runner.position(), last) >= 0) return;
         if (i > 3000) throw new Error('the tracing projection did not catch up');
         await new Promise((r) => setTimeout(r, 10));
       }

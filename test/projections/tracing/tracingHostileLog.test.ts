@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
 import type { AttributeValue } from '../../../domain/tracing/attributes.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
@@ -148,7 +147,7 @@ test('a rebuild over the same poison gives the same rows, ids included', async (
   const live = await dumpTracing(h.db.pool);
   await rebuildProjection(h.db.pool, h.store, tracingProjection, {
     batchSize: 3,
-    storeInTransaction: (tx) => createPostgresEventStore(tx),
+    storeInTransaction: h.storeInTransaction,
   });
   assert.equal(await dumpTracing(h.db.pool), live);
 });

@@ -1,7 +1,6 @@
 import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
 import { createProject, deleteProject, updateProject } from '../../../domain/projects/projectCommands.ts';
 import { loadProject } from '../../../domain/projects/loadProject.ts';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
@@ -67,7 +66,7 @@ test('the rebuilt tables equal the live ones row for row (ids included), whateve
   assert.ok((live.sessions?.length ?? 0) > 0, 'and sessions');
   await rebuildProjection(h.db.pool, h.store, tracingProjection, {
     batchSize: 7,
-    storeInTransaction: (tx) => createPostgresEventStore(tx),
+    storeInTransaction: h.storeInTransaction,
   });
   assert.equal(await dumpTracing(h.db.pool), live);
 });
@@ -111,7 +110,7 @@ test('a batch that dies before its commit leaves nothing, and the retry gives th
   const recovered = await dumpTracing(h.db.pool);
   await rebuildProjection(h.db.pool, h.store, tracingProjection, {
     batchSize: 50,
-    storeInTransaction: (tx) => createPostgresEventStore(tx),
+    storeInTransaction: h.storeInTransaction,
   });
   assert.equal(await dumpTracing(h.db.pool), recovered);
 });

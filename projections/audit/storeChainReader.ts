@@ -1,0 +1,34 @@
+import type { CommonQueryMethods } from 'slonik';
+import { createStoreSealInputs } from '../../domain/audit/storeSealInputs.ts';
+import type { ChainReader } from '../../domain/audit/verifyChain.ts';
+import type { EventStore, Position } from '../../domain/eventstore/types.ts';
+import { START } from '../../domain/eventstore/types.ts';
+import { readCheckpoints, readSeals, sealOfEvent } from './sealStore.ts';
+
+const PAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * `loupe audit verify` on a log read through the port (EventStoreDB) with the seals in the SQL
+ * database beside the read models. Finding where an event is now scans the log: it only runs on a
+ * finding, to tell a reordering from a replacement.
+ */
+export const storeChainReader = (db: CommonQueryMethods, store: EventStore): ChainReader => {
+  const inputs = createStoreSealInputs(store);
+  return {
+    events: (after, limit) => inputs.read(after, limit, PAGE_BYTES),
+    seals: (after, limit) => readSeals(db, after, limit),
+    sealOfEvent: (eventId) => sealOfEvent(db, eventId),
+    positionOfEvent: async (eventId) => {
+      let after: Position = START;
+      for (;;) {
+        const page = await store.readAll(after, 1000, { maxBytes: PAGE_BYTES });
+        if (page.length === 0) return null;
+        const found = page.find((e) => e.id === eventId);
+        if (found) return found.position;
+        after = page.at(-1)!.position;
+      }
+    },
+    checkpoints: () => readCheckpoints(db),
+    removal: async () => null,
+  };
+};

@@ -1,0 +1,86 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createKurrentEventStore } from '../../domain/eventstore/kurrentEventStore.ts';
+import { START } from '../../domain/eventstore/types.ts';
+import { loadConfig } from '../../ops/config.ts';
+import { openConfiguredDatabase } from '../../ops/database/openConfiguredDatabase.ts';
+import { readSeals } from '../../projections/audit/sealStore.ts';
+import { startEventStoreDb, type EventStoreDbStandIn } from '../peers/eventStoreDb.ts';
+import { authEnv, callAs, createUser } from '../support/authClient.ts';
+import { cliDatabase, runCli } from '../support/cliProcess.ts';
+import { TEST_MAX_APPEND_SIZE } from '../support/eventStoreBackend.ts';
+import { eventually, seed } from '../support/restClient.ts';
+import { newTraceId, spanRecord } from '../support/spanFixtures.ts';
+import { startTestServer } from '../support/testServer.ts';
+
+/**
+ * Seals and `loupe audit verify` with the log in EventStoreDB (the stand-in) and the seals in the
+ * SQL database: a server's log verifies, so does its copy (made with `loupe events copy` and sealed
+ * by a server on it), and an event whose data is changed in EventStoreDB does not.
+ */
+const test = suite('audit verify with the log in EventStoreDB');
+
+/** A server on this log and SQL database writes users and spans, and everything gets sealed. */
+const sealedBy = async (env: Record<string, string>, standIn: EventStoreDbStandIn, write: boolean) => {
+  const config = loadConfig({ SERVICE_WORKING_DIR: env.SERVICE_WORKING_DIR ?? '/nonexistent', ...env });
+  const database = await openConfiguredDatabase(config);
+  const server = await startTestServer({ env, database: { ...database, eventStoreUrl: standIn.url } });
+  const kurrent = createKurrentEventStore(standIn.url);
+  try {
+    if (write) {
+      const admin = { bearer: env.SERVICE_ADMIN_SECRET! };
+      await createUser(server, admin, { email: 'ada@example.com', username: 'ada', role: 'MEMBER', password: 'a-password-1' });
+      await seed(server, 'audited', [spanRecord({ traceId: newTraceId(), name: 'llm call' })]);
+    }
+    const events = (await kurrent.store.readAll(START, 100_000)).length;
+    assert.ok(events > 3);
+    await eventually(
+      async () => (await readSeals(database.pool, START, 100_000)).length,
+      (n) => n === events,
+    );
+    return events;
+  } finally {
+    await kurrent.close();
+    await server.close();
+    await database.close();
+  }
+};
+
+test('a log written in EventStoreDB verifies, so does its copy; changed data in EventStoreDB is named', async () => {
+  const original = await startEventStoreDb({ maxAppendSize: TEST_MAX_APPEND_SIZE });
+  const copy = await startEventStoreDb({ maxAppendSize: TEST_MAX_APPEND_SIZE });
+  const place = await cliDatabase();
+  const copyPlace = await cliDatabase();
+  try {
+    const secrets = authEnv();
+    const env = { ...place.env, ...secrets, SERVICE_EVENTSTORE_URL: original.url };
+    const events = await sealedBy(env, original, true);
+
+    const verified = await runCli(env, ['audit', 'verify']);
+    assert.is(verified.code, 0, verified.stdout + verified.stderr);
+    assert.match(verified.stdout, new RegExp(`^intact: ${events} sealed events verified \\(head \\d+:\\d+ seal [0-9a-f]{64}`));
+
+    const copied = await runCli(env, ['events', 'copy', '--to', copy.url]);
+    assert.is(copied.code, 0, copied.stderr);
+    assert.match(copied.stdout, new RegExp(`^copied ${events} events`));
+    const copyEnv = { ...copyPlace.env, ...secrets, SERVICE_EVENTSTORE_URL: copy.url };
+    await sealedBy(copyEnv, copy, false);
+    const copyVerified = await runCli(copyEnv, ['audit', 'verify']);
+    assert.is(copyVerified.code, 0, copyVerified.stdout + copyVerified.stderr);
+    assert.match(copyVerified.stdout, new RegExp(`^intact: ${events} sealed events verified`));
+
+    // Someone with access to the EventStoreDB node's files changes a span batch in place.
+    const record = original.log.records().find((r) => r.type === 'SpansIngested')!;
+    (record as { data: Buffer }).data = Buffer.from(record.data.toString('utf8').replace('llm call', 'llm cell'));
+    const tampered = await runCli(env, ['audit', 'verify']);
+    assert.is(tampered.code, 1, tampered.stdout + tampered.stderr);
+    assert.match(tampered.stdout, /TAMPERED: data changed at position \d+:\d+/);
+  } finally {
+    await original.close();
+    await copy.close();
+    await place.cleanup();
+    await copyPlace.cleanup();
+  }
+});
+
+test.run();
