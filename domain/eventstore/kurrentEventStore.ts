@@ -202,6 +202,15 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
       return (await newest())?.position ?? START;
     },
 
+    async removeContent() {
+      // To do (WAVE-NOTES "Removal from the log"): append the survivors as a new event, then
+      // truncate/tombstone the original and scavenge. Until then a removal fails loudly rather
+      // than pretend: the erasure reactor records the error and retries.
+      throw new Error('removing content from the log is not implemented on EventStoreDB yet');
+    },
+
+    async reclaimSpace() {},
+
     async backlog(after, { cap, through }): Promise<Backlog> {
       const [first] = await readForwards(after, 1, 0);
       if (!first || (through && comparePosition(first.event.position, through) > 0)) return { events: 0, oldestRecordedAt: null };

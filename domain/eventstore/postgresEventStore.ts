@@ -7,8 +7,19 @@ import {
   type DatabaseTransactionConnection,
 } from 'slonik';
 import { z } from 'zod';
-import type { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, Position, ReadFilter, StoredEvent } from './types.ts';
-import { START, WrongExpectedRevisionError } from './types.ts';
+import type {
+  AppendResult,
+  ContentRemoval,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadFilter,
+  RemovalResult,
+  StoredEvent,
+} from './types.ts';
+import { CONTENT_REMOVED, positionToString, REMOVALS_STREAM, START, WrongExpectedRevisionError } from './types.ts';
 
 const eventRow = z.object({
   event_id: z.string(),
@@ -20,9 +31,16 @@ const eventRow = z.object({
   schema_version: z.number(),
   data: z.unknown(),
   metadata: z.unknown(),
+  erased_by_tx: z.string().nullable(),
+  erased_by: z.bigint().nullable(),
+  data_sha256: z.string().nullable(),
 });
 
-const columns = sql.fragment`event_id::text, stream, revision, transaction_id::text AS tx, global_position, type, schema_version, data, metadata`;
+// The record that erased an event was appended in the removal's own transaction: its transaction
+// id is the event's erasure position's `tx` (looked up only for erased events).
+const columns = sql.fragment`event_id::text, stream, revision, transaction_id::text AS tx, global_position, type, schema_version, data, metadata,
+  erased_by, data_sha256,
+  CASE WHEN erased_by IS NULL THEN NULL ELSE (SELECT r.transaction_id::text FROM events r WHERE r.global_position = events.erased_by) END AS erased_by_tx`;
 
 const toStored = (row: z.infer<typeof eventRow>): StoredEvent => ({
   id: row.event_id,
@@ -33,7 +51,12 @@ const toStored = (row: z.infer<typeof eventRow>): StoredEvent => ({
   schemaVersion: row.schema_version,
   data: row.data,
   metadata: row.metadata as EventMetadata,
+  ...(row.erased_by !== null && row.data_sha256 !== null
+    ? { erased: { by: { tx: BigInt(row.erased_by_tx ?? '0'), seq: row.erased_by }, dataSha256: row.data_sha256 } }
+    : {}),
 });
+
+const removalRevisionRow = z.object({ tx: z.string(), global_position: z.bigint() });
 
 const currentRevision = async (db: CommonQueryMethods, stream: string): Promise<number | null> =>
   db.oneFirst(sql.type(z.object({ r: z.number().nullable() }))`SELECT max(revision) AS r FROM events WHERE stream = ${stream}`);
@@ -97,7 +120,70 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
     return count;
   };
 
+  const removeOnce = async (removal: ContentRemoval): Promise<RemovalResult | null> =>
+    pool.transaction(async (tx) => {
+      if (removal.eventIds.length === 0) return null;
+      // Locks the rows: two removals of one event run one after the other, each on the other's result.
+      const rows = await tx.any(sql.type(eventRow)`
+        SELECT ${columns} FROM events WHERE event_id = ANY(${sql.array([...new Set(removal.eventIds)], 'uuid')})
+        ORDER BY transaction_id, global_position FOR UPDATE`);
+      const changes: { event: StoredEvent; data: string }[] = [];
+      for (const row of rows) {
+        const event = toStored(row);
+        const kept = removal.rewrite(event);
+        if (kept === undefined) continue;
+        changes.push({ event, data: JSON.stringify(kept === null ? {} : kept) });
+      }
+      if (changes.length === 0) return null;
+      await tx.query(sql.unsafe`SELECT set_config('loupe.removal', 'on', true)`);
+      const erased = changes.map(({ event }) => ({ id: event.id, stream: event.stream, position: event.position }));
+      const recordData = JSON.stringify({
+        ...(removal.record.data as object),
+        erased: erased.map((e) => ({ id: e.id, stream: e.stream, position: positionToString(e.position) })),
+      });
+      const revision = (await currentRevision(tx, REMOVALS_STREAM)) ?? -1;
+      const record = await tx.one(sql.type(removalRevisionRow)`
+        INSERT INTO events (event_id, stream, revision, type, schema_version, data, data_bytes, metadata)
+        VALUES (${randomUUID()}, ${REMOVALS_STREAM}, ${revision + 1}, ${CONTENT_REMOVED}, ${removal.record.schemaVersion ?? 1},
+          ${recordData}::json, ${Buffer.byteLength(recordData)}, ${JSON.stringify(removal.record.metadata)}::jsonb)
+        RETURNING transaction_id::text AS tx, global_position`);
+      await tx.query(sql.unsafe`
+        UPDATE events e SET data = x.data::json, data_bytes = x.bytes, erased_by = ${record.global_position}
+        FROM unnest(${sql.array(
+          changes.map((c) => c.event.id),
+          'uuid',
+        )}::uuid[], ${sql.array(
+          changes.map((c) => c.data),
+          'text',
+        )}::text[], ${sql.array(
+          changes.map((c) => Buffer.byteLength(c.data)),
+          'int4',
+        )}::int[]) AS x(id, data, bytes)
+        WHERE e.event_id = x.id`);
+      await tx.query(sql.unsafe`SELECT set_config('loupe.removal', 'off', true)`);
+      return { position: { tx: BigInt(record.tx), seq: record.global_position }, erased };
+    });
+
   return {
+    async removeContent(removal) {
+      for (;;) {
+        try {
+          return await removeOnce(removal);
+        } catch (error) {
+          // Another removal took the record's revision meanwhile: do it again on its result.
+          if (!(error instanceof UniqueIntegrityConstraintViolationError)) throw error;
+        }
+      }
+    },
+
+    async reclaimSpace() {
+      // Old row versions (and their TOAST chunks) still hold the removed data until vacuumed;
+      // PGlite never autovacuums. A transaction cannot run VACUUM: on a transaction connection
+      // (a rebuild) this is left to the caller.
+      if (!('connect' in pool)) return;
+      await pool.query(sql.unsafe`VACUUM events`);
+    },
+
     async appendToStream(stream, events, expected) {
       if (events.length === 0) throw new Error('appendToStream needs at least one event');
       for (;;) {

@@ -51,4 +51,43 @@ export const postgresEventStoreMigrations: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    // The one exception to append-only (domain/eventstore/types.ts, ContentRemoval): a removal
+    // rewrites an event's data, in a transaction that set `loupe.removal` and appended the
+    // removal record that names it. The trigger lets exactly that through: only data, data_bytes,
+    // erased_by and data_sha256 change; erased_by points at a ContentRemoved record appended in
+    // this same transaction; data_sha256 is computed here, from the ORIGINAL data (kept on a
+    // second removal), so no caller can set it. Everything else (other columns, DELETE, TRUNCATE,
+    // an UPDATE without the setting or without its record) is refused as before.
+    id: 'eventstore/0003_removals',
+    sql: `
+      ALTER TABLE events ADD COLUMN erased_by bigint, ADD COLUMN data_sha256 text;
+      CREATE OR REPLACE FUNCTION events_are_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'UPDATE'
+            AND current_setting('loupe.removal', true) = 'on'
+            AND NEW.global_position = OLD.global_position
+            AND NEW.transaction_id = OLD.transaction_id
+            AND NEW.event_id = OLD.event_id
+            AND NEW.stream = OLD.stream
+            AND NEW.revision = OLD.revision
+            AND NEW.type = OLD.type
+            AND NEW.schema_version = OLD.schema_version
+            AND NEW.metadata = OLD.metadata
+            AND NEW.recorded_at = OLD.recorded_at
+            AND NEW.erased_by IS NOT NULL
+            AND NEW.erased_by > OLD.global_position
+            AND EXISTS (
+              SELECT 1 FROM events r
+              WHERE r.global_position = NEW.erased_by AND r.type = 'ContentRemoved' AND r.stream = 'removals'
+                AND r.transaction_id = pg_current_xact_id())
+          THEN
+            NEW.data_sha256 := coalesce(OLD.data_sha256, encode(sha256(convert_to(OLD.data::text, 'UTF8')), 'hex'));
+            RETURN NEW;
+          END IF;
+          RAISE EXCEPTION 'the event log is append-only (% refused)', TG_OP;
+        END
+      $$;
+    `,
+  },
 ];

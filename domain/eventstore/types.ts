@@ -49,6 +49,51 @@ export type StoredEvent = {
   readonly schemaVersion: number;
   readonly data: unknown;
   readonly metadata: EventMetadata;
+  /** Set when a removal rewrote this event's data (see `removeContent`); absent for an untouched event. */
+  readonly erased?: Erasure;
+};
+
+/**
+ * How an event's content was removed: `by` is the position of the removal record (the last one,
+ * if it was rewritten more than once) and `dataSha256` the hex SHA-256 of the ORIGINAL data as it
+ * was first stored (its JSON text, UTF-8), so a hash chain over the log stays verifiable.
+ */
+export type Erasure = { readonly by: Position; readonly dataSha256: string };
+
+/** The stream every removal record is appended to, and the record's type. */
+export const REMOVALS_STREAM = 'removals';
+export const CONTENT_REMOVED = 'ContentRemoved';
+
+/**
+ * The one exception to append-only. In ONE transaction (one atomic step of the store), the store
+ * reads each of `eventIds` as stored now, asks `rewrite` what to keep, rewrites the data of those
+ * that change, and appends `record` to `REMOVALS_STREAM` (type `CONTENT_REMOVED`, any revision)
+ * with `erased: [{ id, stream, position }]` added to its data: the events it rewrote. A rewritten
+ * event keeps its id, stream, revision, position, type, schema version and metadata; only its
+ * data changes, and it carries `erased`. Readers see an event either whole or rewritten, never in
+ * between, and positions never change, so a reader paging through `readAll` meanwhile neither
+ * fails nor skips anything.
+ */
+export type ContentRemoval = {
+  /**
+   * The record: what kind (retention, erasure), which ids, the cut-off, the policy or actor, when
+   * (its metadata) — never the removed content.
+   */
+  readonly record: NewEvent;
+  readonly eventIds: readonly string[];
+  /**
+   * Pure. The data to keep for `event` (the survivors), `null` for an empty stub (`{}`), or
+   * `undefined` when nothing of it is to be removed (it is left alone and not listed). Called
+   * inside the removal, on the data as stored then (a concurrent removal may have rewritten it).
+   */
+  readonly rewrite: (event: StoredEvent) => unknown;
+};
+
+export type RemovalResult = {
+  /** Position of the removal record. */
+  readonly position: Position;
+  /** The events rewritten (as listed in the record). */
+  readonly erased: readonly { readonly id: string; readonly stream: string; readonly position: Position }[];
 };
 
 /** `no_stream`: the stream must not exist; a number: its last revision must be exactly that. */
@@ -96,6 +141,18 @@ export interface EventStore {
    * for it means "everything committed so far".
    */
   headPosition(): Promise<Position>;
+  /**
+   * Removes content from the log (see `ContentRemoval`): the only way an event changes. Resolves
+   * with the record's position and what was rewritten, or null when nothing needed rewriting (no
+   * record is appended: removing what is already gone is a no-op, so a retried removal is safe).
+   */
+  removeContent(removal: ContentRemoval): Promise<RemovalResult | null>;
+  /**
+   * Makes removed content unreadable where the store keeps it on disk (Postgres: VACUUM of the
+   * log table, whose old row versions still hold it; EventStoreDB: a scavenge). Slow and
+   * infrequent: call after removals, not after every append.
+   */
+  reclaimSpace(): Promise<void>;
 }
 
 export class WrongExpectedRevisionError extends Error {

@@ -17,6 +17,8 @@ export const exportLine = (e: StoredEvent): string =>
     schemaVersion: e.schemaVersion,
     data: e.data,
     metadata: e.metadata,
+    // A removal rewrote its data: which record did (its position), and the hash of what it held.
+    ...(e.erased ? { erased: { by: `${e.erased.by.tx}:${e.erased.by.seq}`, dataSha256: e.erased.dataSha256 } } : {}),
   })}\n`;
 
 /**

@@ -7,7 +7,15 @@ import type {
   ReadFilter,
   StoredEvent,
 } from '../../domain/eventstore/types.ts';
-import { START, WrongExpectedRevisionError, comparePosition } from '../../domain/eventstore/types.ts';
+import { createHash } from 'node:crypto';
+import {
+  CONTENT_REMOVED,
+  comparePosition,
+  positionToString,
+  REMOVALS_STREAM,
+  START,
+  WrongExpectedRevisionError,
+} from '../../domain/eventstore/types.ts';
 
 /**
  * A test double of the event-store port: enough to drive the command functions (reservations,
@@ -75,6 +83,36 @@ export const memoryEventStore = () => {
     async headPosition() {
       return all.at(-1)?.position ?? START;
     },
+    async removeContent(removal) {
+      const ids = new Set(removal.eventIds);
+      const changes = all.flatMap((e, index) => {
+        if (!ids.has(e.id)) return [];
+        const kept = removal.rewrite(structuredClone(e));
+        return kept === undefined ? [] : [{ index, event: e, data: kept === null ? {} : structuredClone(kept) }];
+      });
+      if (changes.length === 0) return null;
+      const erased = changes.map(({ event }) => ({ id: event.id, stream: event.stream, position: event.position }));
+      const { position } = await store.appendToStream(
+        REMOVALS_STREAM,
+        [
+          {
+            ...removal.record,
+            type: CONTENT_REMOVED,
+            data: {
+              ...(removal.record.data as object),
+              erased: erased.map((e) => ({ id: e.id, stream: e.stream, position: positionToString(e.position) })),
+            },
+          },
+        ],
+        'any',
+      );
+      for (const { index, event, data } of changes) {
+        const dataSha256 = event.erased?.dataSha256 ?? createHash('sha256').update(JSON.stringify(event.data)).digest('hex');
+        all[index] = { ...event, data, erased: { by: position, dataSha256 } };
+      }
+      return { position, erased };
+    },
+    async reclaimSpace() {},
   };
   return { store, all, hooks };
 };

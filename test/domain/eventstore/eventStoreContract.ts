@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EventStore, NewEvent, Position, StoredEvent } from '../../../domain/eventstore/types.ts';
-import { comparePosition, START, WrongExpectedRevisionError } from '../../../domain/eventstore/types.ts';
+import { comparePosition, positionToString, START, WrongExpectedRevisionError } from '../../../domain/eventstore/types.ts';
 
 /**
  * The one contract every event-store adapter passes. An adapter that can hold an append's
@@ -9,6 +10,8 @@ import { comparePosition, START, WrongExpectedRevisionError } from '../../../dom
  */
 export type ContractSubject = {
   readonly store: EventStore;
+  /** false while an adapter cannot remove content yet (its removal tests are skipped, loudly). */
+  readonly removesContent?: false;
   readonly close: () => Promise<void>;
   readonly appendHeldOpen?: (stream: string, events: readonly NewEvent[]) => Promise<{ commit: () => Promise<void> }>;
 };
@@ -173,6 +176,105 @@ export const eventStoreContract = (name: string, open: () => Promise<ContractSub
       [{ n: 1 }, { n: 2 }, { n: 3 }],
     );
     assert.equal(await store.readAll(START, 10, { types: ['Absent'] }), []);
+  });
+
+  test('removeContent rewrites only the data of the chosen events, records the removal in the same step, keeps every position', async ({
+    subject: { store, removesContent },
+  }) => {
+    if (removesContent === false) return console.warn('SKIPPED: this adapter cannot remove content yet');
+    const original = { keep: 'k', secret: 'canary-1' };
+    await store.appendToStream('batch-1', [ev('Batch', original), ev('Batch', { secret: 'canary-2' })], 'no_stream');
+    await store.appendToStream('batch-2', [ev('Batch', { keep: 'other' })], 'no_stream');
+    const before = await readAllUntilSeen(store, 'batch-2').then(() => readEverything(store, 100));
+    const [first, second, third] = before;
+    const removal = {
+      record: ev('ContentRemoved', { kind: 'erasure', ids: ['t1'] }),
+      eventIds: [first!.id, second!.id, third!.id],
+      rewrite: (e: StoredEvent) => {
+        const data = e.data as Record<string, unknown>;
+        if (!('secret' in data)) return undefined; // nothing of it to remove
+        return 'keep' in data ? { keep: data.keep } : null;
+      },
+    };
+    const result = await store.removeContent(removal);
+    assert.ok(result, 'something was removed');
+    assert.equal(
+      result.erased.map((e) => e.id),
+      [first!.id, second!.id],
+    );
+    const after = await readAllUntilSeen(store, 'removals').then(() => readEverything(store, 100));
+    assert.equal(
+      after.slice(0, 3).map((e) => [e.id, e.stream, e.revision, e.type, e.metadata, e.position]),
+      before.map((e) => [e.id, e.stream, e.revision, e.type, e.metadata, e.position]),
+      'ids, streams, revisions, types, metadata and positions of what remains never change',
+    );
+    assert.equal(
+      after.slice(0, 3).map((e) => e.data),
+      [{ keep: 'k' }, {}, { keep: 'other' }],
+    );
+    const record = after[3]!;
+    assert.is(after.length, 4);
+    assert.equal([record.stream, record.type], ['removals', 'ContentRemoved']);
+    assert.equal(record.position, result.position);
+    assert.ok(comparePosition(record.position, third!.position) > 0, 'the record comes after everything before it');
+    assert.equal(record.data, {
+      kind: 'erasure',
+      ids: ['t1'],
+      erased: [
+        { id: first!.id, stream: 'batch-1', position: positionToString(first!.position) },
+        { id: second!.id, stream: 'batch-1', position: positionToString(second!.position) },
+      ],
+    });
+    const sha = (data: unknown) => createHash('sha256').update(JSON.stringify(data)).digest('hex');
+    assert.equal(after[0]!.erased, { by: result.position, dataSha256: sha(original) });
+    assert.equal(after[1]!.erased, { by: result.position, dataSha256: sha({ secret: 'canary-2' }) });
+    assert.is(after[2]!.erased, undefined);
+    assert.equal(
+      (await store.readStream('batch-1')).map((e) => e.data),
+      [{ keep: 'k' }, {}],
+    );
+    assert.not.match(JSON.stringify(after.map((e) => e.data)), /canary/);
+
+    assert.is(await store.removeContent(removal), null, 'removing what is gone appends no second record');
+    const again = await store.removeContent({ ...removal, rewrite: (e) => (e.id === first!.id ? null : undefined) });
+    assert.ok(again);
+    const [rewritten] = await store.readStream('batch-1');
+    assert.equal(rewritten!.data, {});
+    assert.equal(rewritten!.erased, { by: again.position, dataSha256: sha(original) }, 'a second removal keeps the ORIGINAL hash');
+    assert.equal(
+      (await store.readStream('removals')).map((e) => e.revision),
+      [0, 1],
+    );
+  });
+
+  test('a reader paging through readAll while removals run never fails and never skips an event', async ({
+    subject: { store, removesContent },
+  }) => {
+    if (removesContent === false) return console.warn('SKIPPED: this adapter cannot remove content yet');
+    for (let i = 0; i < 20; i++) await store.appendToStream(`s-${i}`, [ev('Batch', { i, secret: 'x'.repeat(100) })], 'no_stream');
+    const all = await readAllUntilSeen(store, 's-19').then(() => readEverything(store, 100));
+    const removals = (async () => {
+      for (const e of all) {
+        await store.removeContent({
+          record: ev('ContentRemoved', { kind: 'erasure' }),
+          eventIds: [e.id],
+          rewrite: (x) => ({ i: (x.data as { i: number }).i }),
+        });
+      }
+    })();
+    const seen: number[] = [];
+    let after: Position = START;
+    for (;;) {
+      const page = await store.readAll(after, 2, { types: ['Batch'] });
+      if (page.length === 0) break;
+      seen.push(...page.map((e) => (e.data as { i: number }).i));
+      after = page[page.length - 1]!.position;
+    }
+    await removals;
+    assert.equal(
+      seen,
+      Array.from({ length: 20 }, (_, i) => i),
+    );
   });
 
   test('a reader polling while one append commits late still delivers both, in a stable order', async ({ subject }) => {

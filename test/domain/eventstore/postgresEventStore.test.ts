@@ -1,4 +1,5 @@
-import { sql } from 'slonik';
+import { createHash } from 'node:crypto';
+import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
@@ -51,4 +52,73 @@ appendOnly('updates, deletes and truncates are refused by the database', async (
     await db.close();
   }
 });
+appendOnly(
+  "the removal exception: only data, only with the setting AND a removal record of the same transaction; the hash is the database's",
+  async () => {
+    const db = await freshMigratedDatabase();
+    try {
+      const store = createPostgresEventStore(db.pool);
+      await store.appendToStream('s', [ev('A', { secret: 'canary' })], 'no_stream');
+      const refused = async (label: string, run: (tx: DatabaseTransactionConnection) => Promise<unknown>) => {
+        try {
+          await db.pool.transaction(async (tx) => {
+            await tx.query(sql.unsafe`SELECT set_config('loupe.removal', 'on', true)`);
+            await run(tx);
+          });
+          assert.unreachable(`${label} must be refused`);
+        } catch (error) {
+          assert.match(String((error as Error).message), /append-only/, label);
+        }
+      };
+      const record = (tx: DatabaseTransactionConnection, type = 'ContentRemoved') =>
+        tx.oneFirst(sql.unsafe`
+        INSERT INTO events (event_id, stream, revision, type, data, metadata)
+        VALUES (gen_random_uuid(), 'removals', 0, ${type}, '{}'::json, '{}'::jsonb) RETURNING global_position`);
+      await refused('a data update without a removal record', (tx) =>
+        tx.query(sql.unsafe`UPDATE events SET data = '{}'::json, erased_by = 99`),
+      );
+      await refused('a data update whose record is of another type', async (tx) => {
+        const at = await record(tx, 'SomethingElse');
+        await tx.query(sql.unsafe`UPDATE events SET data = '{}'::json, erased_by = ${at as number} WHERE stream = 's'`);
+      });
+      await refused('a change of type, even with a record', async (tx) => {
+        const at = await record(tx);
+        await tx.query(sql.unsafe`UPDATE events SET type = 'B', erased_by = ${at as number} WHERE stream = 's'`);
+      });
+      await refused('a change of metadata, even with a record', async (tx) => {
+        const at = await record(tx);
+        await tx.query(sql.unsafe`UPDATE events SET metadata = '{"actor":"x"}'::jsonb, erased_by = ${at as number} WHERE stream = 's'`);
+      });
+      await refused('a DELETE with the setting', (tx) => tx.query(sql.unsafe`DELETE FROM events`));
+      await refused('a TRUNCATE with the setting', (tx) => tx.query(sql.unsafe`TRUNCATE events`));
+      // A record made by a previous transaction does not license a later update.
+      const earlier = await db.pool.oneFirst(sql.unsafe`
+      INSERT INTO events (event_id, stream, revision, type, data, metadata)
+      VALUES (gen_random_uuid(), 'removals', 0, 'ContentRemoved', '{}'::json, '{}'::jsonb) RETURNING global_position`);
+      await refused('an update pointing at a record of another transaction', (tx) =>
+        tx.query(sql.unsafe`UPDATE events SET data = '{}'::json, erased_by = ${earlier as number} WHERE stream = 's'`),
+      );
+      // Allowed: the data, with a record of this transaction; the caller's hash is replaced by the real one.
+      await db.pool.transaction(async (tx) => {
+        await tx.query(sql.unsafe`SELECT set_config('loupe.removal', 'on', true)`);
+        const at = await tx.oneFirst(sql.unsafe`
+        INSERT INTO events (event_id, stream, revision, type, data, metadata)
+        VALUES (gen_random_uuid(), 'removals', 1, 'ContentRemoved', '{}'::json, '{}'::jsonb) RETURNING global_position`);
+        await tx.query(
+          sql.unsafe`UPDATE events SET data = '{}'::json, erased_by = ${at as number}, data_sha256 = 'forged' WHERE stream = 's'`,
+        );
+      });
+      const [event] = await store.readStream('s');
+      assert.equal(event!.data, {});
+      assert.is(
+        event!.erased?.dataSha256,
+        createHash('sha256')
+          .update(JSON.stringify({ secret: 'canary' }))
+          .digest('hex'),
+      );
+    } finally {
+      await db.close();
+    }
+  },
+);
 appendOnly.run();
