@@ -14,6 +14,7 @@ import { experimentRoutes } from './rest/experiments/experimentRoutes.ts';
 import { projectRoutes } from './rest/projects/projectRoutes.ts';
 import { promptRoutes } from './rest/prompts/promptRoutes.ts';
 import { playgroundRoutes } from './rest/playground/playgroundRoutes.ts';
+import { priceRoutes } from './rest/prices/priceRoutes.ts';
 import { secretRoutes } from './rest/secrets/secretRoutes.ts';
 import { sessionRoutes } from './rest/tracing/sessionRoutes.ts';
 import { spanRoutes } from './rest/tracing/spanRoutes.ts';
@@ -27,6 +28,7 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...userRoutes(deps),
   ...apiKeyRoutes(deps),
   ...secretRoutes(deps),
+  ...priceRoutes(deps),
   ...projectRoutes(deps),
   ...spanRoutes(deps),
   ...traceRoutes(deps),

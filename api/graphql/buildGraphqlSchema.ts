@@ -22,6 +22,7 @@ import {
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
 import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
+import { PriceResolver, ProjectPriceResolver, SessionPriceResolver, TracePriceResolver } from './resolvers/priceResolvers.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
 import { PromptFieldResolver, PromptLabelResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
 import { SecretMutations } from './resolvers/secretMutations.ts';
@@ -68,6 +69,10 @@ export const RESOLVERS = [
   DatasetFieldResolver,
   DatasetExampleFieldResolver,
   ExperimentFieldResolver,
+  PriceResolver,
+  ProjectPriceResolver,
+  TracePriceResolver,
+  SessionPriceResolver,
 ] as const;
 
 let built: GraphQLSchema | null = null;

@@ -1,9 +1,11 @@
 import type { ProjectRow } from '../../projections/projects/projectQueries.ts';
 import type { LightSpanRow, SessionDetailRow, TraceDetailRow } from '../../projections/tracing/graphQueries.ts';
+import type { CostColumns } from '../../projections/tracing/costColumns.ts';
 import type { SpanRow } from '../../projections/tracing/spanQueries.ts';
 import { toGlobalId } from '../http/globalId.ts';
 import { isoMicros } from './dateTimeScalar.ts';
 import {
+  type Cost,
   Project,
   ProjectSession,
   Span,
@@ -13,6 +15,10 @@ import {
   type SpanKind,
   type SpanStatusCode,
 } from './types/tracingTypes.ts';
+
+/** A cost from its three columns (null: nothing priced). */
+export const costOf = (c: CostColumns): Cost | null =>
+  c.cost_total === null ? null : { prompt: c.cost_prompt ?? 0, completion: c.cost_completion ?? 0, total: c.cost_total };
 
 const gid = (type: string, rowid: number) => toGlobalId(type, String(rowid));
 const ms = (startUs: bigint, endUs: bigint) => Number(endUs - startUs) / 1000;
@@ -55,6 +61,7 @@ export const traceOf = (t: TraceDetailRow): Trace =>
     tokenCountPrompt: t.token_count_prompt,
     tokenCountCompletion: t.token_count_completion,
     tokenCountTotal: t.token_count_prompt + t.token_count_completion,
+    cost: costOf(t),
   });
 
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : null);
@@ -96,6 +103,7 @@ export const spanOf = (s: (SpanRow & { readonly trace_rowid?: number }) | LightS
     tokenCountPrompt: prompt,
     tokenCountCompletion: completion,
     tokenCountTotal: prompt === null || completion === null ? null : prompt + completion,
+    cost: costOf(s),
   });
 };
 
@@ -117,4 +125,5 @@ export const sessionOf = (s: SessionDetailRow): ProjectSession =>
       completion: s.token_count_completion,
       total: s.token_count_prompt + s.token_count_completion,
     },
+    cost: costOf(s),
   });

@@ -25,6 +25,9 @@ export const REST_PERMISSION_OVERRIDES: Readonly<Record<string, Permission>> = {
   // The settings list shows each secret's owner: another user's info, which only admins may see.
   'GET /v1/secrets': 'secrets.manage',
   'POST /v1/traces': 'ingest',
+  // Loupe's model prices (not in the reference's REST API).
+  'POST /v1/model_prices': 'prices.manage',
+  'DELETE /v1/model_prices': 'prices.manage',
   'GET /v1/user/api_keys': 'apikeys.own.list',
   'POST /v1/user/api_keys': 'apikeys.own.create',
   'DELETE /v1/user/api_keys/{api_key_id}': 'apikeys.own.delete',

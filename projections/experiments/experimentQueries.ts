@@ -188,15 +188,25 @@ export const evaluationsOfExperiment = (db: CommonQueryMethods, experimentId: st
     FROM experiment_evaluations v WHERE v.experiment_id = ${experimentId} ORDER BY v.id`);
 
 const tokens = z.bigint().transform(Number).nullable();
-const exportRow = runRow.extend({ ...exampleFields, prompt_tokens: tokens, completion_tokens: tokens });
+const usd = z.number().nullable();
+const exportRow = runRow.extend({
+  ...exampleFields,
+  prompt_tokens: tokens,
+  completion_tokens: tokens,
+  cost_prompt: usd,
+  cost_completion: usd,
+  cost_total: usd,
+});
 export type ExperimentExportRow = z.infer<typeof exportRow>;
 
 /**
  * Every run with its example's content at the experiment's version, by run id, and the tokens of
- * the run's trace (its LLM spans' counts; null while the trace has not arrived).
+ * the run's trace (its LLM spans' counts; null while the trace has not arrived) and its cost
+ * (null also when none of its LLM spans is priced).
  */
 export const experimentExport = (db: CommonQueryMethods, experimentId: string): Promise<readonly ExperimentExportRow[]> =>
   db.any(sql.type(exportRow)`
-    SELECT ${runColumns}, ${exampleColumns('e')}, t.token_count_prompt AS prompt_tokens, t.token_count_completion AS completion_tokens
+    SELECT ${runColumns}, ${exampleColumns('e')}, t.token_count_prompt AS prompt_tokens, t.token_count_completion AS completion_tokens,
+      t.cost_prompt, t.cost_completion, t.cost_total
     FROM ${runFrom} ${revisionAt(sql.fragment`r.example_id`)} LEFT JOIN traces t ON t.trace_id = r.trace_id
     WHERE r.experiment_id = ${experimentId} ORDER BY r.id`);

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
 import { sessionAggregateRow, sessionColumns } from './sessionQueries.ts';
 import { spanColumns, spanRow } from './spanQueries.ts';
@@ -25,13 +26,15 @@ const traceDetailRow = z.object({
   error_count: z.number(),
   token_count_prompt: z.bigint().transform(Number),
   token_count_completion: z.bigint().transform(Number),
+  ...costColumns,
 });
 
 export type TraceDetailRow = z.infer<typeof traceDetailRow>;
 
 const traceColumns = sql.fragment`
   t.id, t.trace_id, t.project_id, t.session_id, ${micros('t.start_time')} AS start_us, ${micros('t.end_time')} AS end_us,
-  t.root_span_id, t.span_count, t.error_count, t.token_count_prompt, t.token_count_completion`;
+  t.root_span_id, t.span_count, t.error_count, t.token_count_prompt, t.token_count_completion,
+  t.cost_prompt, t.cost_completion, t.cost_total`;
 
 export const tracesByIds = (db: CommonQueryMethods, traceRowids: readonly number[]): Promise<readonly TraceDetailRow[]> =>
   traceRowids.length === 0
@@ -86,6 +89,7 @@ const lightSpanRow = z.object({
   end_us: z.bigint(),
   llm_token_count_prompt: z.bigint().transform(Number).nullable(),
   llm_token_count_completion: z.bigint().transform(Number).nullable(),
+  ...costColumns,
 });
 
 /**
@@ -110,7 +114,8 @@ export const traceSpansPage = async (
 ): Promise<readonly LightSpanRow[]> => {
   const rows = await db.any(sql.type(lightSpanRow)`
     SELECT s.id, s.span_id, s.parent_id, s.name, s.span_kind, s.status_code, s.status_message,
-      ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.llm_token_count_prompt, s.llm_token_count_completion
+      ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.llm_token_count_prompt, s.llm_token_count_completion,
+      s.cost_prompt, s.cost_completion, s.cost_total
     FROM spans s
     WHERE s.trace_rowid = ${trace.id}
       ${page.fromRowid === null ? sql.fragment`` : sql.fragment`AND s.id >= ${page.fromRowid}`}

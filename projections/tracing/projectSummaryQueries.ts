@@ -17,6 +17,9 @@ const summaryRow = z.object({
   token_count_prompt: z.number(),
   token_count_completion: z.number(),
   traces_with_error: z.number(),
+  cost_prompt: z.number().nullable(),
+  cost_completion: z.number().nullable(),
+  cost_total: z.number().nullable(),
   last_activity_us: z.bigint().nullable(),
 });
 
@@ -24,7 +27,7 @@ export type ProjectSummaryRow = z.infer<typeof summaryRow>;
 
 /**
  * Per project over a time window, in one statement for many projects: trace and span counts,
- * latency quantiles, LLM token sums and traces with an error, all from the trace rows (the
+ * latency quantiles, LLM token and cost sums (null cost: nothing priced) and traces with an error, all from the trace rows (the
  * projector keeps each trace's extent, span count, error count and token sums), so the cost grows
  * with the traces in the window, never with their spans. Latency is the trace's extent (first span
  * start to last span end): the root span's latency whenever the root encloses its children, as it
@@ -51,7 +54,8 @@ export const projectSummaries = async (
         percentile_cont(ARRAY[0.5, 0.99]::float8[]) WITHIN GROUP (ORDER BY t.end_time - t.start_time) AS latency,
         coalesce(sum(t.token_count_prompt), 0)::float8 AS token_count_prompt,
         coalesce(sum(t.token_count_completion), 0)::float8 AS token_count_completion,
-        (count(*) FILTER (WHERE t.error_count > 0))::int AS traces_with_error
+        (count(*) FILTER (WHERE t.error_count > 0))::int AS traces_with_error,
+        sum(t.cost_prompt) AS cost_prompt, sum(t.cost_completion) AS cost_completion, sum(t.cost_total) AS cost_total
       FROM traces t
       WHERE ${sql.join(inWindow, sql.fragment` AND `)}
       GROUP BY t.project_id
@@ -59,6 +63,7 @@ export const projectSummaries = async (
     SELECT p.project_id, coalesce(w.trace_count, 0) AS trace_count, coalesce(w.span_count, 0) AS span_count,
       (extract(epoch FROM w.latency[1]) * 1000)::float8 AS latency_p50_ms, (extract(epoch FROM w.latency[2]) * 1000)::float8 AS latency_p99_ms, coalesce(w.token_count_prompt, 0)::float8 AS token_count_prompt,
       coalesce(w.token_count_completion, 0)::float8 AS token_count_completion, coalesce(w.traces_with_error, 0) AS traces_with_error,
+      w.cost_prompt, w.cost_completion, w.cost_total,
       (SELECT ${micros('l.end_time')} FROM traces l WHERE l.project_id = p.project_id ORDER BY l.start_time DESC LIMIT 1) AS last_activity_us
     FROM p LEFT JOIN w ON w.project_id = p.project_id`);
   return new Map(rows.map((r) => [r.project_id, r]));

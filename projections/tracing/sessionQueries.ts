@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
 
 /** A session's own columns (`sessionColumns` of `sessions s`): its aggregates over its traces. */
@@ -15,11 +16,13 @@ export const sessionAggregateRow = z.object({
   first_input_mime_type: z.string().nullable(),
   last_output: z.string().nullable(),
   last_output_mime_type: z.string().nullable(),
+  ...costColumns,
 });
 
 export const sessionColumns = sql.fragment`
   s.id, s.session_id, ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.trace_count,
-  s.token_count_prompt, s.token_count_completion, s.first_input, s.first_input_mime_type, s.last_output, s.last_output_mime_type`;
+  s.token_count_prompt, s.token_count_completion, s.first_input, s.first_input_mime_type, s.last_output, s.last_output_mime_type,
+  s.cost_prompt, s.cost_completion, s.cost_total`;
 
 const sessionRow = sessionAggregateRow.extend({
   project_rowid: z.bigint().transform(Number),

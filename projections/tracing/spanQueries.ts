@@ -2,6 +2,7 @@ import { attributeMatches } from './attributeFilter.ts';
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { JsonObject, JsonScalar } from '../../domain/tracing/jsonValue.ts';
+import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
 
 export type StoredSpanEvent = { readonly name: string; readonly time_unix_nano: string; readonly attributes: JsonObject };
@@ -21,6 +22,7 @@ export const spanRow = z.object({
   end_us: z.bigint(),
   attributes: z.custom<JsonObject>((v) => typeof v === 'object' && v !== null),
   events: z.custom<readonly StoredSpanEvent[]>((v) => Array.isArray(v)),
+  ...costColumns,
 });
 
 export type SpanRow = z.infer<typeof spanRow>;
@@ -28,7 +30,8 @@ export type SpanRow = z.infer<typeof spanRow>;
 /** The columns `spanRow` reads, from `spans` aliased `s`. */
 export const spanColumns = sql.fragment`
   s.id, s.span_id, s.trace_id, s.parent_id, s.name, s.span_kind, s.otel_kind, s.status_code, s.status_message,
-  ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.attributes, s.events`;
+  ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.attributes, s.events,
+  s.cost_prompt, s.cost_completion, s.cost_total`;
 
 /** Every filter is optional; lists are OR within, filters AND across (docs/reference/rest-facts.md §4.1). */
 export type SpanFilter = {

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
 
 /** A trace as the trace lists read it (`traceColumns` of `traces t`). */
@@ -11,6 +12,7 @@ const traceRow = z.object({
   end_us: z.bigint(),
   token_count_prompt: z.bigint().transform(Number),
   token_count_completion: z.bigint().transform(Number),
+  ...costColumns,
 });
 
 export type TraceRow = z.infer<typeof traceRow>;
@@ -73,7 +75,7 @@ export const listTraces = async (
   const direction = desc ? sql.fragment`DESC` : sql.fragment`ASC`;
   return db.any(sql.type(traceRow)`
     SELECT t.id, t.trace_id, t.project_id, ${micros('t.start_time')} AS start_us, ${micros('t.end_time')} AS end_us,
-      t.token_count_prompt, t.token_count_completion
+      t.token_count_prompt, t.token_count_completion, t.cost_prompt, t.cost_completion, t.cost_total
     FROM traces t
     WHERE ${sql.join(where, sql.fragment` AND `)}
     ORDER BY ${key} ${direction}, t.id ${direction}

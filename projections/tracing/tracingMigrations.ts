@@ -171,4 +171,12 @@ export const tracingMigrations: readonly Migration[] = [
       SELECT 'tracing/0004_costs', '-infinity', ARRAY['.*'], now() WHERE EXISTS (SELECT 1 FROM spans WHERE span_kind = 'LLM');
     `,
   },
+  {
+    // What a page says lacks a price: the LLM spans without a cost, per project and time (few, and
+    // only those are indexed).
+    id: 'tracing/0005_unpriced_spans',
+    sql: `
+      CREATE INDEX spans_unpriced ON spans (project_id, start_time) INCLUDE (llm_model_name) WHERE span_kind = 'LLM' AND cost_total IS NULL;
+    `,
+  },
 ];

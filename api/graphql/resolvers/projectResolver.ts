@@ -13,7 +13,7 @@ import { isoMicros } from '../dateTimeScalar.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { checkFirst, connectionOf, emptyConnection, parseAfter, type Connection } from '../relay.ts';
-import { sessionOf, spanOf, traceOf } from '../tracingMappers.ts';
+import { costOf, sessionOf, spanOf, traceOf } from '../tracingMappers.ts';
 import {
   Project,
   type ProjectSession,
@@ -81,6 +81,7 @@ export class ProjectResolver {
       tokenCountCompletion: s.token_count_completion,
       tokenCountTotal: s.token_count_prompt + s.token_count_completion,
       errorRate: s.trace_count === 0 ? 0 : s.traces_with_error / s.trace_count,
+      cost: costOf(s),
       lastActivityAt: s.last_activity_us === null ? null : isoMicros(s.last_activity_us),
     };
   }

@@ -33,6 +33,18 @@ export const TraceColumn = { startTime: 'startTime', latencyMs: 'latencyMs' } as
 export type TraceColumn = (typeof TraceColumn)[keyof typeof TraceColumn];
 registerEnumType(TraceColumn, { name: 'TraceColumn', description: 'What REST sorts traces by: start_time or latency_ms' });
 
+@ObjectType({ description: 'USD at the prices in force when each LLM call started (Loupe; the reference has none).' })
+export class Cost {
+  @Field(() => Float)
+  prompt!: number;
+
+  @Field(() => Float)
+  completion!: number;
+
+  @Field(() => Float)
+  total!: number;
+}
+
 @InputType({ description: 'On the start time: start inclusive, end exclusive; either may be left open.' })
 export class TimeRange {
   @Field(() => DateTimeScalar, { nullable: true })
@@ -122,6 +134,9 @@ export class ProjectSummary {
 
   @Field(() => Float, { description: 'Share of traces (0..1) with at least one span in status ERROR; 0 without traces' })
   errorRate!: number;
+
+  @Field(() => Cost, { nullable: true, description: 'Sum over the traces in the range; null when nothing is priced' })
+  cost!: Cost | null;
 
   @Field(() => DateTimeScalar, { nullable: true, description: 'End of the most recently started trace, whatever the range' })
   lastActivityAt!: string | null;
@@ -232,6 +247,9 @@ export class Span extends Node {
 
   @Field(() => Int, { nullable: true })
   tokenCountTotal!: number | null;
+
+  @Field(() => Cost, { nullable: true, description: 'LLM spans only; null when its model has no price' })
+  cost!: Cost | null;
 }
 
 @ObjectType({ implements: Node })
@@ -273,6 +291,9 @@ export class Trace extends Node {
 
   @Field(() => Int)
   tokenCountTotal!: number;
+
+  @Field(() => Cost, { nullable: true, description: 'Sum over its priced LLM spans; null when none is priced' })
+  cost!: Cost | null;
 }
 
 @ObjectType()
@@ -318,6 +339,9 @@ export class ProjectSession extends Node {
 
   @Field(() => TokenUsage)
   tokenUsage!: TokenUsage;
+
+  @Field(() => Cost, { nullable: true, description: 'Sum over its traces; null when nothing is priced' })
+  cost!: Cost | null;
 }
 
 @ObjectType({ description: "One turn of a session: a trace with its root span's input and output." })

@@ -33,6 +33,7 @@ import { httpErrorOf } from '../../http/httpErrorOf.ts';
 import { datasetById, versionOf } from '../datasets/resolveDataset.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
+import { costJson } from '../../http/costJson.ts';
 import {
   createExperimentBody,
   createRunBody,
@@ -351,6 +352,7 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => [
       trace_id: r.trace_id,
       prompt_token_count: r.prompt_tokens,
       completion_token_count: r.completion_tokens,
+      cost: costJson(r),
       annotations: evaluations.filter((e) => e.run_id === r.run_id).map(evaluationJson),
     }));
   }),

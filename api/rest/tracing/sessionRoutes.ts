@@ -21,6 +21,7 @@ import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { enumParam, limitParam, single } from '../../http/queryParams.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
+import { costJson } from '../../http/costJson.ts';
 import { tracingRoute } from './tracingRoute.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
@@ -41,6 +42,7 @@ const sessionJson = (s: SessionRow, traces: readonly SessionTraceRow[]) => ({
   token_count_prompt: s.token_count_prompt,
   token_count_completion: s.token_count_completion,
   token_count_total: s.token_count_prompt + s.token_count_completion,
+  cost: costJson(s),
 });
 
 /** A root span's input or output with its OpenInference mime type (text/plain when unset); null when the span has none. */

@@ -3,10 +3,11 @@ import { OPENINFERENCE_SPAN_KIND_KEY } from '../../../domain/tracing/openInferen
 import type { SpanRow } from '../../../projections/tracing/spanQueries.ts';
 import { isoFromMicros, isoFromNanos } from '../../http/pythonIsoTime.ts';
 import { globalIdOf } from '../../http/globalId.ts';
+import { costJson } from '../../http/costJson.ts';
 
 /**
  * Phoenix's REST span (docs/reference/rest-facts.md §5.1): `span_kind` is the `openinference.span.kind` attribute
- * as sent (or UNKNOWN) and is taken out of `attributes`.
+ * as sent (or UNKNOWN) and is taken out of `attributes`; `cost` is Loupe's (`costJson`).
  */
 export const spanJson = (s: SpanRow) => {
   const { [OPENINFERENCE_SPAN_KIND_KEY]: rawKind, ...attributes } = s.attributes;
@@ -22,6 +23,7 @@ export const spanJson = (s: SpanRow) => {
     status_message: s.status_message,
     attributes,
     events: s.events.map((e) => ({ name: e.name, timestamp: isoFromNanos(e.time_unix_nano), attributes: e.attributes })),
+    cost: costJson(s),
   };
 };
 

@@ -13,6 +13,7 @@ import { settle } from '../../http/settle.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
+import { costJson } from '../../http/costJson.ts';
 import { tracingRoute } from './tracingRoute.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
@@ -53,6 +54,7 @@ const traceJson = (t: TraceRow, spans: readonly TraceSpanRow[] | null) => ({
   token_count_prompt: t.token_count_prompt,
   token_count_completion: t.token_count_completion,
   token_count_total: t.token_count_prompt + t.token_count_completion,
+  cost: costJson(t),
   spans: spans === null ? null : spans.map(traceSpanJson),
 });
 

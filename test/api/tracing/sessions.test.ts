@@ -76,6 +76,7 @@ test('list (ascending by default, paged), get by session id or GlobalID, Phoenix
     token_count_prompt: 6,
     token_count_completion: 8,
     token_count_total: 14,
+    cost: null,
   });
   assert.match(Buffer.from(session.id, 'base64').toString(), /^ProjectSession:\d+$/);
   assert.equal((await callJson(server, 'GET', '/v1/sessions/chat-1')).body.data, session);

@@ -89,6 +89,7 @@ test('GET returns Phoenix spans newest first: raw span_kind, flat attributes, Py
     status_message: '',
     attributes: { 'user.id': '12345', 'metadata.tier': 'gold', 'metadata.level': 3, 'tag.tags': ['a', 'b'] },
     events: [{ name: 'exception', timestamp: '2024-01-01T00:00:01+00:00', attributes: { 'exception.message': 'x' } }],
+    cost: null,
   });
   assert.match(Buffer.from(span.id, 'base64').toString(), /^Span:\d+$/);
   assert.is(r.body.data[0].span_kind, 'UNKNOWN');

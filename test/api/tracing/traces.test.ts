@@ -55,6 +55,7 @@ test('GET lists traces newest first with Phoenix TraceData; spans null unless in
     token_count_prompt: 10,
     token_count_completion: 0,
     token_count_total: 10,
+    cost: null,
     spans: null,
   });
   assert.match(Buffer.from(t.id, 'base64').toString(), /^Trace:\d+$/);
