@@ -2,10 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rawTraceService } from '../../ingest/grpcServer.ts';
 import { freshDatabase, serverUrl } from '../support/database.ts';
 import { startTestServer } from '../support/testServer.ts';
-import { otlpTypesForTests as otlp } from './sampleSpans.ts';
+import { grpcExport } from '../support/grpcExport.ts';
 
 /**
  * A database outage while the server runs: exporters must be told to retry (HTTP 503 with
@@ -35,36 +34,6 @@ const jsonExport = (spanId: string) =>
         ],
       },
     ],
-  });
-
-const grpcExport = (port: number, spanId: string) =>
-  new Promise<grpc.ServiceError | null>((resolve) => {
-    const Client = grpc.makeGenericClientConstructor(rawTraceService, 'TraceService');
-    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    const request = otlp.request.fromObject({
-      resourceSpans: [
-        {
-          scopeSpans: [
-            {
-              spans: [
-                {
-                  traceId: Buffer.alloc(16, 0xab),
-                  spanId: Buffer.from(spanId, 'hex'),
-                  name: 'g',
-                  startTimeUnixNano: '1700000000000000000',
-                  endTimeUnixNano: '1700000000000000001',
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    });
-    const body = Buffer.from(otlp.request.encode(request).finish());
-    (client as unknown as { Export: (b: Buffer, cb: (e: grpc.ServiceError | null) => void) => void }).Export(body, (e) => {
-      client.close();
-      resolve(e);
-    });
   });
 
 test('given a running server on Postgres, when its database refuses connections, then OTLP and REST say 503 + Retry-After and gRPC UNAVAILABLE; once it is back, exports succeed', async () => {

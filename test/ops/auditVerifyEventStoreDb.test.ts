@@ -6,7 +6,7 @@ import { loadConfig } from '../../ops/config.ts';
 import { openConfiguredDatabase } from '../../ops/database/openConfiguredDatabase.ts';
 import { readSeals } from '../../projections/audit/sealStore.ts';
 import { startEventStoreDb, type EventStoreDbStandIn } from '../peers/eventStoreDb.ts';
-import { authEnv, callAs, createUser } from '../support/authClient.ts';
+import { authEnv, createUser } from '../support/authClient.ts';
 import { cliDatabase, runCli } from '../support/cliProcess.ts';
 import { TEST_MAX_APPEND_SIZE } from '../support/eventStoreBackend.ts';
 import { eventually, seed } from '../support/restClient.ts';

@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rawTraceService } from '../../ingest/grpcServer.ts';
-import { otlpTypesForTests as otlp } from '../ingest/sampleSpans.ts';
 import { startEventStoreDb } from '../peers/eventStoreDb.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
+import { grpcExport } from '../support/grpcExport.ts';
 import { TEST_MAX_APPEND_SIZE } from '../support/eventStoreBackend.ts';
 import { callJson, eventually } from '../support/restClient.ts';
 import { startTestServer, type TestServer } from '../support/testServer.ts';
@@ -42,40 +41,6 @@ const jsonExport = (spanIds: readonly string[]) =>
   });
 const post = (server: TestServer, spanIds: readonly string[]) =>
   fetch(server.otlpHttpUrl, { method: 'POST', body: jsonExport(spanIds), headers: { 'content-type': 'application/json' } });
-
-const grpcExport = (port: number, spanId: string) =>
-  new Promise<grpc.ServiceError | null>((resolve) => {
-    const Client = grpc.makeGenericClientConstructor(rawTraceService, 'TraceService');
-    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    const request = otlp.request.fromObject({
-      resourceSpans: [
-        {
-          scopeSpans: [
-            {
-              spans: [
-                {
-                  traceId: Buffer.alloc(16, 0xab),
-                  spanId: Buffer.from(spanId, 'hex'),
-                  name: `s-${spanId}`,
-                  startTimeUnixNano: '1700000000000000000',
-                  endTimeUnixNano: '1700000000000000001',
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    });
-    const body = Buffer.from(otlp.request.encode(request).finish());
-    (client as unknown as { Export: (b: Buffer, o: object, cb: (e: grpc.ServiceError | null) => void) => void }).Export(
-      body,
-      { deadline: Date.now() + 15_000 },
-      (e) => {
-        client.close();
-        resolve(e);
-      },
-    );
-  });
 
 const spanNames = async (server: TestServer): Promise<string[]> => {
   const names: string[] = [];
@@ -174,14 +139,14 @@ test('lost while ingesting: 503 and UNAVAILABLE, nothing acknowledged is lost, r
         assert.is(r.status, 200);
         acknowledged.push(`s-${id}`);
       }
-      assert.is(await grpcExport(server.grpcPort, '00000000000000b3'), null);
+      assert.is(await grpcExport(server.grpcPort, '00000000000000b3', 's-00000000000000b3'), null);
       acknowledged.push('s-00000000000000b3');
 
       await log.stop();
       const refused = await post(server, ['00000000000000c1']);
       assert.is(refused.status, 503, await refused.clone().text());
       assert.ok(Number(refused.headers.get('retry-after')) > 0);
-      assert.is((await grpcExport(server.grpcPort, '00000000000000c2'))?.code, grpc.status.UNAVAILABLE);
+      assert.is((await grpcExport(server.grpcPort, '00000000000000c2', 's-00000000000000c2'))?.code, grpc.status.UNAVAILABLE);
       const readyz = await eventually(
         () => fetch(`${server.baseUrl}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { problems: string[] } })),
         (r) => r.status === 503,

@@ -553,7 +553,7 @@ export const startEventStoreDb = async (options: EventStoreDbOptions = {}) => {
   const unimplemented = (_call: unknown, callback: grpc.sendUnaryData<unknown>) =>
     callback({ code: grpc.status.UNIMPLEMENTED, details: 'not served by the stand-in' });
   const operationsImpl = {
-    startScavenge: async (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    startScavenge: async (_call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       await gate();
       const { removed } = log.scavenge();
       trace(`Scavenge removed ${removed}`);

@@ -282,7 +282,7 @@ export const createLog = (options: { readonly file?: string; readonly maxAppendS
       }
       if (fd !== null && options.file) {
         const temporary = `${options.file}.scavenge`;
-        writeFileSync(temporary, survivors.map(toLine).join('') + `${JSON.stringify({ next: next.toString() })}\n`);
+        writeFileSync(temporary, `${survivors.map(toLine).join('')}${JSON.stringify({ next: next.toString() })}\n`);
         closeSync(fd);
         renameSync(temporary, options.file);
         fd = openSync(options.file, 'a');

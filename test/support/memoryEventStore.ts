@@ -69,12 +69,15 @@ export const memoryEventStore = () => {
       const wanted = (e: StoredEvent) => !filter?.types || filter.types.includes(e.type);
       const page = all.filter((e) => comparePosition(e.position, after) > 0 && wanted(e)).slice(0, limit);
       const maxBytes = filter?.maxBytes ?? Number.POSITIVE_INFINITY;
+      // A prefix of the page, as long as its data fits in maxBytes (at least one event).
+      const kept: StoredEvent[] = [];
       let total = 0;
-      const fitting = page.filter((e, i) => {
+      for (const e of page) {
         total += JSON.stringify(e.data).length;
-        return i === 0 || total <= maxBytes;
-      });
-      return copies(fitting.filter((e, i) => i === 0 || fitting[i - 1] === page[i - 1]));
+        if (kept.length > 0 && total > maxBytes) break;
+        kept.push(e);
+      }
+      return copies(kept);
     },
     async backlog(after: Position, { cap, through }: { cap: number; through?: Position }) {
       const pending = all.filter((e) => comparePosition(e.position, after) > 0 && (!through || comparePosition(e.position, through) <= 0));
