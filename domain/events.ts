@@ -8,6 +8,7 @@ import type { ProjectionDecisionEvent } from './operations/projectionEventSkippe
 import type { ProjectEvent } from './projects/events.ts';
 import type { PromptEvent, PromptLabelEvent } from './prompts/events.ts';
 import type { PriceEvent } from './prices/events.ts';
+import type { SavedFilterEvent } from './savedFilters/events.ts';
 import type { SecretsEvent } from './secrets/events.ts';
 import type { TracingEvent } from './tracing/events.ts';
 
@@ -25,6 +26,7 @@ export type LoupeEvent =
   | PromptLabelEvent
   | AnyDatasetEvent
   | AnyExperimentEvent
-  | PriceEvent;
+  | PriceEvent
+  | SavedFilterEvent;
 
 export type LoupeEventType = LoupeEvent['type'];

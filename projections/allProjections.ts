@@ -3,6 +3,7 @@ import { annotationsProjection } from './annotations/annotationsProjection.ts';
 import { apiKeysProjection } from './apiKeys/apiKeysProjection.ts';
 import { DATASET_EVENT_TYPES, DATASET_VOCABULARY_EVENT_TYPES, datasetsProjection } from './datasets/datasetsProjection.ts';
 import { EXPERIMENT_EVENT_TYPES, experimentsProjection } from './experiments/experimentsProjection.ts';
+import { savedFiltersProjection } from './savedFilters/savedFiltersProjection.ts';
 import { secretsProjection } from './secrets/secretsProjection.ts';
 import { usersProjection } from './identity/usersProjection.ts';
 import type { Projection } from './projection.ts';
@@ -76,4 +77,6 @@ export const allProjections = (): Projection[] => [
   ]),
   reading(datasetsProjection, [...DATASET_EVENT_TYPES, ...DATASET_VOCABULARY_EVENT_TYPES]),
   reading(experimentsProjection, [...EXPERIMENT_EVENT_TYPES]),
+  // Declares the events it reads itself.
+  savedFiltersProjection,
 ];

@@ -20,6 +20,7 @@ import {
   ExperimentFieldResolver,
 } from './resolvers/datasetResolvers.ts';
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
+import { ProjectSavedFilterResolver, SavedFilterMutations } from './resolvers/savedFilterResolver.ts';
 import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
 import { PriceResolver, ProjectPriceResolver, SessionPriceResolver, TracePriceResolver } from './resolvers/priceResolvers.ts';
@@ -41,6 +42,8 @@ export const RESOLVERS = [
   ProjectResolver,
   FilterQueryResolver,
   ProjectFilterResolver,
+  ProjectSavedFilterResolver,
+  SavedFilterMutations,
   TraceResolver,
   SpanResolver,
   SessionResolver,

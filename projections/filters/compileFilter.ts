@@ -1,6 +1,13 @@
 import { sql, type FragmentSqlToken } from 'slonik';
 import { attributeMatches } from '../tracing/attributeFilter.ts';
-import { FilterError, type CompareOp, type FilterExpr, type Literal, type Operand, type Reference } from './filterSyntax.ts';
+import {
+  FilterError,
+  type CompareOp,
+  type FilterExpr,
+  type Literal,
+  type Operand,
+  type Reference,
+} from '../../domain/filters/filterSyntax.ts';
 
 /**
  * Compiles a parsed filter into one SQL condition. Every value from the text is a bound parameter

@@ -1,7 +1,7 @@
 import { sql, type FragmentSqlToken } from 'slonik';
 import { spanTextMatches } from '../tracing/spanTextSearch.ts';
 import { compileFilter, type FilterSubject } from './compileFilter.ts';
-import { FilterError, parseFilter } from './filterSyntax.ts';
+import { FilterError, parseFilter } from '../../domain/filters/filterSyntax.ts';
 
 /** A search is typed by a person too; longer ones are refused like long filters. */
 export const MAX_SEARCH_LENGTH = 500;

@@ -239,6 +239,23 @@ test('the filter language: completion of attribute keys, an inline error at its 
   );
   const shared = page.url();
 
+  // When it is saved under a name, the filter cleared, and the saved one chosen again
+  const savedMenu = page.getByTestId('saved-filters');
+  await savedMenu.locator('summary').click();
+  await page.getByLabel('Saved filter name').fill('slow mini calls');
+  await savedMenu.getByRole('button', { name: 'Save current' }).click();
+  await savedMenu.locator('summary', { hasText: 'Saved (1)' }).waitFor();
+  await page.getByTestId('filter-condition').getByRole('button', { name: 'Clear' }).click();
+  await page.waitForFunction(() => !window.location.search.includes('where='));
+  await savedMenu.locator('summary').click();
+  await screenshot(page, 'filters-saved');
+  await savedMenu.getByRole('button', { name: /^slow mini calls/ }).click();
+  // Then the same rows come back
+  await page.waitForURL(/where=/);
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="span-row"]').length === 13 && !document.querySelector('.table-card.loading'),
+  );
+
   // When a broken condition is typed
   await bar.fill('latency_ms >');
   await bar.press('Enter');

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { recentAttributeKeys } from '../../../projections/filters/attributeKeyQueries.ts';
 import { compileFilter, filterFields } from '../../../projections/filters/compileFilter.ts';
-import { FilterError, parseFilter } from '../../../projections/filters/filterSyntax.ts';
+import { FilterError, parseFilter } from '../../../domain/filters/filterSyntax.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { Requires } from '../requires.ts';
 import { FilterConditionCheck, FilterSubjectKind } from '../types/filterTypes.ts';

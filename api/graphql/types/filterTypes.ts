@@ -1,4 +1,4 @@
-import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum FilterSubjectKind {
   span = 'span',
@@ -17,4 +17,32 @@ export class FilterConditionCheck {
   expected!: string | null;
   @Field(() => String, { nullable: true })
   message!: string | null;
+}
+
+@ObjectType({ description: "A named filter of a project's Traces, Spans or Sessions list" })
+export class SavedFilter {
+  @Field(() => ID)
+  id!: string;
+  @Field(() => String)
+  name!: string;
+  @Field(() => FilterSubjectKind)
+  subject!: FilterSubjectKind;
+  @Field(() => String, { description: 'The filter language text (empty when only a search is saved)' })
+  condition!: string;
+  @Field(() => String)
+  search!: string;
+}
+
+@InputType()
+export class SaveFilterInput {
+  @Field(() => ID)
+  projectId!: string;
+  @Field(() => String)
+  name!: string;
+  @Field(() => FilterSubjectKind)
+  subject!: FilterSubjectKind;
+  @Field(() => String, { defaultValue: '' })
+  condition!: string;
+  @Field(() => String, { defaultValue: '' })
+  search!: string;
 }

@@ -71,7 +71,7 @@ export const spanFilterQuery = z.object({
   span_kind: upperIn(OPENINFERENCE_SPAN_KINDS, 'span_kind'),
   status_code: upperIn(SPAN_STATUS_CODES, 'status_code'),
   attribute: attributeFilters,
-  /** The filter language (projections/filters/filterSyntax.ts), e.g. `span_kind == 'LLM' and latency_ms > 5000`. */
+  /** The filter language (domain/filters/filterSyntax.ts), e.g. `span_kind == 'LLM' and latency_ms > 5000`. */
   filter: single,
   /** Full-text search over names, inputs and outputs. */
   search: single,

@@ -32,3 +32,28 @@ export const fetchFilterVocabulary = async (
   );
   return { fields: reply.filterFields, attributeKeys: reply.node?.spanAttributeKeys ?? [] };
 };
+
+export type SavedFilter = { id: string; name: string; subject: FilterSubject; condition: string; search: string };
+
+export const fetchSavedFilters = async (projectId: string, subject: FilterSubject, signal?: AbortSignal): Promise<SavedFilter[]> =>
+  (
+    await gql<{ node: { savedFilters: SavedFilter[] } | null }>(
+      `query SavedFilters($id: ID!, $subject: FilterSubject) {
+        node(id: $id) { ... on Project { savedFilters(subject: $subject) { id name subject condition search } } }
+      }`,
+      { id: projectId, subject },
+      signal,
+    )
+  ).node?.savedFilters ?? [];
+
+export const saveFilter = async (input: { projectId: string; name: string; subject: FilterSubject; condition: string; search: string }) =>
+  (
+    await gql<{ saveFilter: SavedFilter }>(
+      `mutation SaveFilter($input: SaveFilterInput!) { saveFilter(input: $input) { id name subject condition search } }`,
+      { input },
+    )
+  ).saveFilter;
+
+export const deleteSavedFilter = async (id: string): Promise<void> => {
+  await gql(`mutation DeleteSavedFilter($id: ID!) { deleteSavedFilter(id: $id) { deletedIds } }`, { id });
+};

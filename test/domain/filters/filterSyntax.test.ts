@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FilterError, type FilterExpr, parseFilter } from '../../../projections/filters/filterSyntax.ts';
+import { FilterError, type FilterExpr, parseFilter } from '../../../domain/filters/filterSyntax.ts';
 
 /** The tree without positions, as a compact string: enough to see precedence and operands. */
 const show = (e: FilterExpr): string => {
