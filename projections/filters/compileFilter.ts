@@ -51,6 +51,11 @@ const spanColumns = (a: string): Record<string, { type: ValueType; sql: Fragment
     start_time: { type: 'time', sql: sql.fragment`${col('start_time')}` },
     end_time: { type: 'time', sql: sql.fragment`${col('end_time')}` },
     latency_ms: { type: 'number', sql: sql.fragment`(extract(epoch FROM ${col('end_time')} - ${col('start_time')}) * 1000)` },
+    // USD, from the price table (null when the model has no price: `cost is None` finds those)
+    cost: { type: 'number', sql: sql.fragment`${col('cost_total')}` },
+    'cost.total': { type: 'number', sql: sql.fragment`${col('cost_total')}` },
+    'cost.prompt': { type: 'number', sql: sql.fragment`${col('cost_prompt')}` },
+    'cost.completion': { type: 'number', sql: sql.fragment`${col('cost_completion')}` },
   };
 };
 
@@ -64,6 +69,10 @@ const traceColumns: Record<string, { type: ValueType; sql: FragmentSqlToken }> =
   prompt_tokens: { type: 'number', sql: sql.fragment`t.token_count_prompt` },
   completion_tokens: { type: 'number', sql: sql.fragment`t.token_count_completion` },
   total_tokens: { type: 'number', sql: sql.fragment`(t.token_count_prompt + t.token_count_completion)` },
+  cost: { type: 'number', sql: sql.fragment`t.cost_total` },
+  'cost.total': { type: 'number', sql: sql.fragment`t.cost_total` },
+  'cost.prompt': { type: 'number', sql: sql.fragment`t.cost_prompt` },
+  'cost.completion': { type: 'number', sql: sql.fragment`t.cost_completion` },
 };
 
 const sessionColumns: Record<string, { type: ValueType; sql: FragmentSqlToken }> = {
@@ -76,6 +85,10 @@ const sessionColumns: Record<string, { type: ValueType; sql: FragmentSqlToken }>
   prompt_tokens: { type: 'number', sql: sql.fragment`s.token_count_prompt` },
   completion_tokens: { type: 'number', sql: sql.fragment`s.token_count_completion` },
   total_tokens: { type: 'number', sql: sql.fragment`(s.token_count_prompt + s.token_count_completion)` },
+  cost: { type: 'number', sql: sql.fragment`s.cost_total` },
+  'cost.total': { type: 'number', sql: sql.fragment`s.cost_total` },
+  'cost.prompt': { type: 'number', sql: sql.fragment`s.cost_prompt` },
+  'cost.completion': { type: 'number', sql: sql.fragment`s.cost_completion` },
 };
 
 /** The fields each subject knows by name (for errors and the UI's completion). */
