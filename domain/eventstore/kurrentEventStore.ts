@@ -13,6 +13,7 @@ import {
   UnavailableError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
+import { startScavenge } from './kurrentScavenge.ts';
 import type { Backlog, EventMetadata, EventStore, ExpectedRevision, Position, StoredEvent } from './types.ts';
 import { AppendTooLargeError, START, WrongExpectedRevisionError, comparePosition } from './types.ts';
 
@@ -203,13 +204,25 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
     },
 
     async removeContent() {
-      // To do (WAVE-NOTES "Removal from the log"): append the survivors as a new event, then
-      // truncate/tombstone the original and scavenge. Until then a removal fails loudly rather
-      // than pretend: the erasure reactor records the error and retries.
+      // Not yet (WAVE-NOTES "Removal from the log"); a removal fails loudly rather than pretend, and
+      // the erasure reactor records the error and retries. EventStoreDB cannot edit an event: the
+      // plan is to append each rewritten event's survivors (with its id, stream, revision, position
+      // and original hash) to a side stream `$maxCount: 1`, hide the original and its earlier
+      // siblings behind `$tb` on its stream (the siblings copied verbatim first), merge those copies
+      // back into readAll/readStream at their positions, and scavenge in reclaimSpace. What blocks
+      // it: ContentRemoval names events by id only, and EventStoreDB has no lookup by event id (a
+      // scan of $all per removal); it needs each event's position (or stream) in the removal.
       throw new Error('removing content from the log is not implemented on EventStoreDB yet');
     },
 
-    async reclaimSpace() {},
+    /** A scavenge: removes from the node's files what stream metadata and deletions hide. */
+    async reclaimSpace() {
+      try {
+        await startScavenge(client);
+      } catch (error) {
+        unlessUnavailable(error);
+      }
+    },
 
     async backlog(after, { cap, through }): Promise<Backlog> {
       const [first] = await readForwards(after, 1, 0);
