@@ -14,15 +14,31 @@ export type ProjectRow = z.infer<typeof projectRow>;
 
 const columns = sql.fragment`id, project_id::text, name, description, gradient_start_color, gradient_end_color`;
 
+/**
+ * The projects experiments fill rather than people: each experiment's own project (its
+ * `project_name`), and `evaluators`, where the Phoenix client traces its evaluators, once any
+ * experiment exists. The reference hides the first kind from its lists unless asked
+ * (`include_experiment_projects`); the evaluators' project clutters the list the same way.
+ */
+const notAnExperimentProject = sql.fragment`NOT EXISTS (SELECT 1 FROM experiments e WHERE e.project_name = projects.name)
+  AND NOT (name = 'evaluators' AND EXISTS (SELECT 1 FROM experiments))`;
+
 /** Newest first, from `cursor` (a row id, inclusive); `limit + 1` rows so the caller sees whether a page follows. */
 export const listProjects = (
   db: CommonQueryMethods,
-  options: { readonly cursor: number | null; readonly limit: number; readonly nameContains: string | null },
+  options: {
+    readonly cursor: number | null;
+    readonly limit: number;
+    readonly nameContains: string | null;
+    /** False leaves out the projects experiments fill (see notAnExperimentProject). */
+    readonly includeExperimentProjects: boolean;
+  },
 ): Promise<readonly ProjectRow[]> => {
   const where = [
     sql.fragment`true`,
     ...(options.cursor !== null ? [sql.fragment`id <= ${options.cursor}`] : []),
     ...(options.nameContains ? [sql.fragment`strpos(lower(name), lower(${options.nameContains})) > 0`] : []),
+    ...(options.includeExperimentProjects ? [] : [notAnExperimentProject]),
   ];
   return db.any(sql.type(projectRow)`
     SELECT ${columns} FROM projects WHERE ${sql.join(where, sql.fragment` AND `)} ORDER BY id DESC LIMIT ${options.limit + 1}`);

@@ -14,6 +14,9 @@ import { startUiServer, type UiServer } from './support/uiServer.ts';
  * summaries over a time range, create, edit and delete.
  */
 
+// Functions passed to page.waitForFunction run in the browser; the project's types have no DOM.
+declare const document: any;
+
 type Ctx = { server: UiServer; browser: Browser };
 const test = suite<Ctx>('UI, auth off, under /loupe', {} as Ctx);
 
@@ -146,6 +149,66 @@ test('the projects page shows each project with its summary over the chosen time
   await page.getByTestId('trace-row').first().locator('td.num').first().click();
   await page.waitForURL(/\/loupe\/projects\/[^/]+\/traces\/[0-9a-f]{32}\?span=[0-9a-f]{16}$/);
   await page.getByTestId('span-tree').waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test('the projects page hides experiment projects until asked, and searches and sorts', async ({ server, browser }) => {
+  // Given an experiment (its own project) and the Phoenix client's evaluators project
+  const up = await fetch(server.href('/v1/datasets/upload?sync=true'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'qa', inputs: [{ q: 'hi' }] }),
+  });
+  const datasetId = ((await up.json()) as { data: { dataset_id: string } }).data.dataset_id;
+  const made = await fetch(server.href(`/v1/datasets/${datasetId}/experiments`), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'baseline' }),
+  });
+  const experimentProject = ((await made.json()) as { data: { project_name: string } }).data.project_name;
+  await seed(server, 'evaluators', [llmTrace(60_000, 100)]);
+
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(server.href('/projects'));
+  const cards = page.getByTestId('project-card');
+  await page.locator('[data-testid=project-card][data-project-name=chatbot]').waitFor();
+  const names = () => cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-project-name')));
+  assert.not.ok((await names()).includes(experimentProject), 'the experiment project is hidden');
+  assert.not.ok((await names()).includes('evaluators'), 'so is the evaluators project');
+
+  // The toggle shows them, and the URL keeps it
+  await page.getByLabel('Show experiment projects').check();
+  await page.locator(`[data-testid=project-card][data-project-name="${experimentProject}"]`).waitFor();
+  assert.ok((await names()).includes('evaluators'));
+  assert.match(page.url(), /experiments=shown/);
+  await page.getByLabel('Show experiment projects').uncheck();
+  await page.locator(`[data-testid=project-card][data-project-name="${experimentProject}"]`).waitFor({ state: 'detached' });
+
+  // Sorting by name orders the cards; by traces puts the busiest first
+  await page.getByLabel('Sort projects').selectOption('name');
+  await page.waitForURL(/sort=name/);
+  const sorted = await names();
+  assert.equal(
+    sorted,
+    [...sorted].sort((a, b) => a!.localeCompare(b!, undefined, { sensitivity: 'base' })),
+  );
+  await page.getByLabel('Sort projects').selectOption('traces');
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid=project-card]')?.getAttribute('data-project-name') === 'rag-search',
+  );
+
+  // Search keeps the projects whose name contains the words, ignoring case, and survives a reload
+  await page.getByLabel('Search projects').fill('RAG');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=project-card]').length === 1);
+  assert.equal(await names(), ['rag-search']);
+  await screenshot(page, 'projects-search');
+  await page.reload();
+  await page.locator('[data-testid=project-card][data-project-name=rag-search]').waitFor();
+  assert.is(await cards.count(), 1);
+  assert.is(await page.getByLabel('Search projects').inputValue(), 'RAG');
+  await page.getByLabel('Search projects').fill('nothing-like-this');
+  await page.getByText('No project matches “nothing-like-this”').waitFor();
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });

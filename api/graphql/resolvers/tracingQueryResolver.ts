@@ -23,6 +23,11 @@ export class TracingQueryResolver {
     @Arg('first', () => Int, { defaultValue: 50 }) first: number,
     @Arg('after', () => String, { nullable: true }) after?: string | null,
     @Arg('nameContains', () => String, { nullable: true }) nameContains?: string | null,
+    @Arg('includeExperimentProjects', () => Boolean, {
+      defaultValue: false,
+      description: "Also list the projects experiments fill (each experiment's own, and the Phoenix client's `evaluators`)",
+    })
+    includeExperimentProjects?: boolean,
   ): Promise<Connection<Project>> {
     const limit = checkFirst(first);
     const from = parseAfter(after, 'Project');
@@ -31,6 +36,7 @@ export class TracingQueryResolver {
       cursor: from.kind === 'from' ? from.rowid : null,
       limit,
       nameContains: nameContains ?? null,
+      includeExperimentProjects: includeExperimentProjects ?? false,
     });
     return connectionOf(rows, limit, 'Project', projectOf, from.kind === 'from');
   }

@@ -23,8 +23,8 @@ const projectAfter = async (deps: AppDeps, projectId: string) => {
 const listQuery = z.object({
   cursor: single,
   limit: limitParam(100),
-  // Experiment and evaluator projects do not exist yet; the flags are accepted so clients can send them.
   include_experiment_projects: boolParam(false),
+  // Server-side evaluators (and their projects) do not exist; the flag is accepted so clients can send it.
   include_dataset_evaluator_projects: boolParam(false),
   name_contains: single,
 });
@@ -56,6 +56,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
           cursor: cursorOf(query.cursor),
           limit: query.limit,
           nameContains: query.name_contains ?? null,
+          includeExperimentProjects: query.include_experiment_projects,
         });
         return page(rows, query.limit, byRowid('Project'), projectJson);
       },

@@ -161,6 +161,31 @@ test('bad input: an example not in the version is 422, unknown experiment 404, n
   assert.is((await callJson(server, 'GET', `/v1/experiments/${experiment.id}/runs`)).body.data[0].output, 'x\ufffd');
 });
 
+test("an experiment's project and the evaluators' project are left out of the project lists unless asked for", async ({ server }) => {
+  const { experiment } = await setup(server, 'hidden-projects', 1);
+  const projectName = experiment.project_name as string;
+  assert.match(projectName, /^Experiment-[0-9a-f]{24}$/);
+  // The Phoenix client traces its evaluators into `evaluators`; a person's own project stays listed
+  await callJson(server, 'POST', '/v1/projects', { name: 'evaluators' });
+  await callJson(server, 'POST', '/v1/projects', { name: 'my-app' });
+  const names = async (query: string) =>
+    ((await callJson(server, 'GET', `/v1/projects${query}`)).body.data as { name: string }[]).map((p) => p.name);
+  const listed = await names('');
+  assert.ok(listed.includes('my-app') && listed.includes('default'), listed.join());
+  assert.not.ok(listed.includes(projectName) || listed.includes('evaluators'), listed.join());
+  const all = await names('?include_experiment_projects=true');
+  assert.ok(all.includes(projectName) && all.includes('evaluators') && all.includes('my-app'), all.join());
+  // GraphQL's list, which the Projects page reads, follows the same rule
+  const graphql = async (include: boolean) =>
+    (
+      await callJson(server, 'POST', '/graphql', {
+        query: `{ projects(first: 100, includeExperimentProjects: ${include}) { edges { node { name } } } }`,
+      })
+    ).body.data.projects.edges.map((e: { node: { name: string } }) => e.node.name) as string[];
+  assert.not.ok((await graphql(false)).includes(projectName));
+  assert.ok((await graphql(true)).includes(projectName));
+});
+
 test('patch and list: name and metadata change, experiments of a dataset newest first', async ({ server }) => {
   const { datasetId, experiment } = await setup(server, 'patchy', 1);
   const second = (await callJson(server, 'POST', `/v1/datasets/${datasetId}/experiments`, {})).body.data;

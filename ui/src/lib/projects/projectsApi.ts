@@ -24,8 +24,8 @@ export type Project = {
 };
 
 const PROJECTS = `
-  query ProjectsPage($after: String, $timeRange: TimeRange) {
-    projects(first: 50, after: $after) {
+  query ProjectsPage($after: String, $timeRange: TimeRange, $includeExperimentProjects: Boolean!) {
+    projects(first: 50, after: $after, includeExperimentProjects: $includeExperimentProjects) {
       edges {
         node {
           id name description gradientStartColor gradientEndColor
@@ -43,14 +43,17 @@ type ProjectsReply = {
   projects: { edges: { node: Project }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 };
 
-/** Every project with its summary over the range (pages of 50 until the end). */
-export const fetchProjects = async (timeRange: TimeRange, signal?: AbortSignal): Promise<Project[]> => {
+/**
+ * Every project with its summary over the range (pages of 50 until the end); the projects
+ * experiments fill only when asked for.
+ */
+export const fetchProjects = async (timeRange: TimeRange, includeExperimentProjects: boolean, signal?: AbortSignal): Promise<Project[]> => {
   const projects: Project[] = [];
   let after: string | null = null;
   do {
     const reply: ProjectsReply = await gql<ProjectsReply>(
       PROJECTS,
-      { after, timeRange: { start: timeRange.start, end: timeRange.end } },
+      { after, timeRange: { start: timeRange.start, end: timeRange.end }, includeExperimentProjects },
       signal,
     );
     projects.push(...reply.projects.edges.map((edge) => edge.node));
