@@ -23,6 +23,7 @@ import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterRe
 import { ProjectSavedFilterResolver, SavedFilterMutations } from './resolvers/savedFilterResolver.ts';
 import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
+import { ProjectMetricsResolver } from './resolvers/metricResolvers.ts';
 import { PriceResolver, ProjectPriceResolver, SessionPriceResolver, TracePriceResolver } from './resolvers/priceResolvers.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
 import { PromptFieldResolver, PromptLabelResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
@@ -76,6 +77,7 @@ export const RESOLVERS = [
   ProjectPriceResolver,
   TracePriceResolver,
   SessionPriceResolver,
+  ProjectMetricsResolver,
 ] as const;
 
 let built: GraphQLSchema | null = null;
