@@ -103,7 +103,8 @@ export const startServerProcess = async (options: StartServerOptions): Promise<S
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   let match: RegExpExecArray | null = null;
   while (!match) {
-    match = /Loupe is running at (\S+)\s+\(OTLP: HTTP (\d+) and \d+, gRPC (\d+)/.exec(output);
+    // The start banner (ops/startBanner.ts): the URL, then "OTLP traces http://host:PORT/v1/traces …, gRPC host:PORT".
+    match = /Loupe is running at (\S+)\s+OTLP traces\s+\S+?:(\d+)\/v1\/traces.*?, gRPC \S+?:(\d+)/.exec(output);
     if (match) break;
     if (gone) throw new Error(`server exited before it was ready:\n${output}`);
     if (Date.now() > deadline) {
