@@ -64,6 +64,7 @@ export const { p, navigate, isActive, route } = createRouter({
       '/traces': () => import('./pages/traces/ProjectTracesPage.svelte'),
       '/spans': () => import('./pages/traces/ProjectSpansPage.svelte'),
       '/sessions': () => import('./pages/sessions/ProjectSessionsPage.svelte'),
+      '/metrics': () => import('./pages/metrics/ProjectMetricsPage.svelte'),
       '/traces/:traceId': () => import('./pages/traces/TraceDetailPage.svelte'),
       '/sessions/:sessionId': () => import('./pages/sessions/SessionDetailPage.svelte'),
     },

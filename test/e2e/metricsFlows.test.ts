@@ -1,0 +1,74 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, openPage } from './support/browser.ts';
+import { unexpectedProblems } from './support/flows.ts';
+import { screenshot } from './support/screenshots.ts';
+import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { chatTurn, exportSpans } from './tracingFixtures.ts';
+
+/** A project's Metrics tab in a real browser, on a day of traces sent over OTLP/JSON: the charts, and zooming by dragging. */
+type Ctx = { server: UiServer; browser: Browser };
+const test = suite<Ctx>('metrics page', {} as Ctx);
+
+test.before(async (ctx) => {
+  ctx.server = await startUiServer({ auth: false });
+  ctx.browser = await launchBrowser();
+  const now = Date.now();
+  // A turn every 20 minutes over the last day; every 7th fails; the unknown model has no price.
+  const turns = Array.from({ length: 72 }, (_, i) => chatTurn({ startMs: now - (i + 1) * 20 * 60_000, index: i, error: i % 7 === 0 }));
+  for (const [i, turn] of turns.entries()) if (i % 9 === 0) turn[2]!.attributes!['llm.model_name'] = 'house-model-7b';
+  await exportSpans(ctx.server, 'metrics-bot', turns.flat());
+});
+
+test.after(async (ctx) => {
+  await ctx.browser?.close();
+  await ctx.server?.close();
+});
+
+test('the Metrics tab draws a day of traces, errors, latency, tokens and cost; dragging across a chart zooms the range in the URL', async ({
+  server,
+  browser,
+}) => {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1360, height: 1100 } });
+  await page.goto(server.href('/projects'));
+  await page.getByRole('link', { name: 'metrics-bot' }).first().click();
+  await page.getByRole('link', { name: 'Metrics' }).click();
+  await page.getByRole('combobox', { name: 'Time range' }).selectOption('24h');
+  await page.getByTestId('chart-traces').locator('canvas').waitFor();
+  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost']) {
+    assert.ok(await page.getByTestId(chart).locator('canvas').isVisible(), `${chart} is drawn`);
+  }
+  assert.match(await page.getByTestId('metrics-range').innerText(), 'per hour');
+  assert.match(await page.getByTestId('unpriced-models').innerText(), 'house-model-7b');
+  assert.match(page.url(), /range=24h/);
+  await screenshot(page, 'metrics-day');
+
+  // Drag across the middle of the traces chart: the range becomes that stretch.
+  const plot = page.getByTestId('chart-traces').locator('.u-over');
+  const box = (await plot.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 8 });
+  await page.mouse.up();
+  await page.waitForURL(/range=custom/);
+  const url = new URL(page.url());
+  const start = Date.parse(url.searchParams.get('start')!);
+  const end = Date.parse(url.searchParams.get('end')!);
+  const hours = (end - start) / 3_600_000;
+  assert.ok(hours > 1.5 && hours < 3.5, `a tenth of the day is zoomed to (${hours} h)`);
+  await page.waitForFunction(() =>
+    (globalThis as any).document.querySelector('[data-testid="metrics-range"]')?.textContent.includes('per minute'),
+  );
+  await page.getByTestId('chart-traces').locator('canvas').waitFor();
+  await screenshot(page, 'metrics-zoomed');
+
+  // Back is the day again.
+  await page.goBack();
+  await page.waitForFunction(() =>
+    (globalThis as any).document.querySelector('[data-testid="metrics-range"]')?.textContent.includes('per hour'),
+  );
+  assert.equal(unexpectedProblems(problems), []);
+});
+
+test.run();
