@@ -2,7 +2,6 @@ import {
   BACKWARDS,
   END,
   eventTypeFilter,
-  excludeSystemEvents,
   FORWARDS,
   jsonEvent,
   KurrentDBClient,
@@ -13,9 +12,18 @@ import {
   UnavailableError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
+import { createHash } from 'node:crypto';
 import { startScavenge } from './kurrentScavenge.ts';
-import type { Backlog, EventMetadata, EventStore, ExpectedRevision, Position, StoredEvent } from './types.ts';
-import { AppendTooLargeError, START, WrongExpectedRevisionError, comparePosition } from './types.ts';
+import type { Backlog, ContentRemoval, EventMetadata, EventStore, ExpectedRevision, Position, StoredEvent } from './types.ts';
+import {
+  AppendTooLargeError,
+  comparePosition,
+  positionFromString,
+  positionToString,
+  REMOVALS_STREAM,
+  START,
+  WrongExpectedRevisionError,
+} from './types.ts';
 
 /**
  * The event log in EventStoreDB / KurrentDB, through the official Node client
@@ -39,7 +47,38 @@ type Stored = EventMetadata & { readonly loupe?: { readonly schemaVersion?: numb
 
 const toPosition = (p: { commit: bigint; prepare: bigint }): Position => ({ tx: p.commit, seq: p.prepare });
 
-const systemFree = () => excludeSystemEvents();
+/** A copy of a rewritten event as stored in its side stream (positions as "tx:seq"). */
+type CopyData = {
+  readonly event: Omit<StoredEvent, 'position' | 'erased'> & {
+    readonly position: string;
+    readonly erased?: { readonly by: string; readonly dataSha256: string };
+  };
+  readonly bytes: number;
+};
+
+const fromCopy = (copy: CopyData, created: Date) => {
+  const { erased, position, ...event } = copy.event;
+  return {
+    event: {
+      ...event,
+      position: positionFromString(position),
+      ...(erased ? { erased: { by: positionFromString(erased.by), dataSha256: erased.dataSha256 } } : {}),
+    } as StoredEvent,
+    bytes: copy.bytes,
+    created,
+  };
+};
+
+/**
+ * The type of the copies removeContent keeps of rewritten events (in side streams): never shown as
+ * events of their own, merged back at the original's position instead.
+ */
+export const COPY_TYPE = 'LoupeEventCopied';
+/** Loupe's events only: no `$` system events, no copies. */
+const loupeOnly = () => eventTypeFilter({ regex: `^(?!\\$)(?!${COPY_TYPE}$).*` });
+const copiesOnly = () => eventTypeFilter({ regex: `^${COPY_TYPE}$` });
+const copyStream = (id: string) => `loupe-copy-${id}`;
+const sha256Hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export type KurrentEventStore = {
@@ -111,39 +150,101 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
     };
   };
 
+  /**
+   * Copies of rewritten events (removeContent), by id: the event as readers see it now, at its
+   * original position. Learnt from the copies in `$all` (only those: a server-side type filter),
+   * incrementally, before each read is merged, so a copy written by another process is seen too.
+   */
+  const copies = new Map<string, Read>();
+  let copiesAfter: Position = START;
+  const refreshCopies = async () => {
+    for (;;) {
+      const atStart = comparePosition(copiesAfter, START) === 0;
+      let seen = 0;
+      try {
+        for await (const resolved of client.readAll({
+          fromPosition: atStart ? KURRENT_START : { commit: copiesAfter.tx, prepare: copiesAfter.seq },
+          direction: FORWARDS,
+          maxCount: 500,
+          filter: copiesOnly(),
+        })) {
+          const e = resolved.event;
+          if (!e?.position || e.type !== COPY_TYPE) continue;
+          const at = toPosition(e.position);
+          if (comparePosition(at, copiesAfter) <= 0) continue;
+          copiesAfter = at;
+          seen++;
+          const copy = e.data as unknown as CopyData;
+          copies.set(copy.event.id, fromCopy(copy, e.created));
+        }
+      } catch (error) {
+        unlessUnavailable(error);
+      }
+      if (seen === 0) return;
+    }
+  };
+
   /** Reads `$all` forwards from `after` (exclusive), at most `limit` events and `maxBytes` of data (at least one). */
   const readForwards = async (after: Position, limit: number, maxBytes: number, types?: readonly string[]): Promise<Read[]> => {
     const atStart = comparePosition(after, START) === 0;
     const events: Read[] = [];
     let total = 0;
+    /** Where this read stopped short of the log's end (copies beyond it belong to a later page). */
+    let horizon: Position | null = null;
     // Reading from a position includes the event at it: one more, and that one is dropped.
     const reading = client.readAll({
       fromPosition: atStart ? KURRENT_START : { commit: after.tx, prepare: after.seq },
       direction: FORWARDS,
       maxCount: atStart ? limit : limit + 1,
       // Only the wanted types, chosen on the server (they never start with `$`).
-      filter: types ? eventTypeFilter({ regex: `^(?:${types.map(escapeRegex).join('|')})$` }) : systemFree(),
+      filter: types ? eventTypeFilter({ regex: `^(?:${types.map(escapeRegex).join('|')})$` }) : loupeOnly(),
     });
     try {
       for await (const resolved of reading) {
         const stored = toStored(resolved);
         if (!stored || comparePosition(stored.event.position, after) <= 0) continue;
-        if (events.length > 0 && total + stored.bytes > maxBytes) break;
+        if (events.length > 0 && total + stored.bytes > maxBytes) {
+          horizon = events.at(-1)!.event.position;
+          break;
+        }
         events.push(stored);
         total += stored.bytes;
-        if (events.length >= limit) break;
+        if (events.length >= limit) {
+          horizon = stored.event.position;
+          break;
+        }
       }
     } catch (error) {
       unlessUnavailable(error);
     }
     learn(events.map((r) => r.event));
-    return events;
+    // After the read: a copy is written before its original can be scavenged, so an original this
+    // read no longer found has its copy known by now.
+    await refreshCopies();
+    if (copies.size === 0) return events;
+    const ids = new Set(events.map((r) => r.event.id));
+    const merged = events.map((r) => copies.get(r.event.id) ?? r);
+    for (const copy of copies.values()) {
+      const at = copy.event.position;
+      if (ids.has(copy.event.id) || comparePosition(at, after) <= 0 || (horizon && comparePosition(at, horizon) > 0)) continue;
+      if (types && !types.includes(copy.event.type)) continue;
+      merged.push(copy);
+    }
+    merged.sort((a, b) => comparePosition(a.event.position, b.event.position));
+    const page: Read[] = [];
+    let bytes = 0;
+    for (const r of merged) {
+      if (page.length >= limit || (page.length > 0 && bytes + r.bytes > maxBytes)) break;
+      page.push(r);
+      bytes += r.bytes;
+    }
+    return page;
   };
 
   /** The newest event in `$all` (system events excluded), or null. */
   const newest = async (): Promise<StoredEvent | null> => {
     try {
-      for await (const resolved of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, filter: systemFree() })) {
+      for await (const resolved of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1, filter: loupeOnly() })) {
         const stored = toStored(resolved);
         if (stored) return stored.event;
       }
@@ -151,6 +252,20 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
       unlessUnavailable(error);
     }
     return null;
+  };
+
+  const writeCopy = async (event: StoredEvent, first: boolean) => {
+    const { erased, position, ...rest } = event;
+    const data: CopyData = {
+      event: {
+        ...rest,
+        position: positionToString(position),
+        ...(erased ? { erased: { by: positionToString(erased.by), dataSha256: erased.dataSha256 } } : {}),
+      },
+      bytes: Buffer.byteLength(JSON.stringify(event.data)),
+    };
+    await client.appendToStream(copyStream(event.id), jsonEvent({ type: COPY_TYPE, data: data as unknown as Record<string, unknown> }));
+    if (first) await client.setStreamMetadata(copyStream(event.id), { maxCount: 1 });
   };
 
   const expectedState = (expected: ExpectedRevision) => (expected === 'any' || expected === 'no_stream' ? expected : BigInt(expected));
@@ -190,29 +305,83 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
           if (stored) events.push(stored.event);
         }
       } catch (error) {
-        if (error instanceof StreamNotFoundError) return [];
-        unlessUnavailable(error);
+        if (!(error instanceof StreamNotFoundError)) unlessUnavailable(error);
       }
-      return events;
+      await refreshCopies();
+      // Rewritten events (and the earlier ones of their stream) are hidden behind `$tb` and read
+      // from their copies.
+      const ids = new Set(events.map((e) => e.id));
+      const merged = events.map((e) => copies.get(e.id)?.event ?? e);
+      for (const copy of copies.values()) if (copy.event.stream === stream && !ids.has(copy.event.id)) merged.push(copy.event);
+      return merged.sort((a, b) => a.revision - b.revision);
     },
 
     readAll: async (after, limit, filter) =>
       (await readForwards(after, limit, filter?.maxBytes ?? Number.POSITIVE_INFINITY, filter?.types)).map((r) => r.event),
 
     async headPosition() {
-      return (await newest())?.position ?? START;
+      const head = (await newest())?.position ?? START;
+      await refreshCopies();
+      let last = head;
+      for (const copy of copies.values()) if (comparePosition(copy.event.position, last) > 0) last = copy.event.position;
+      return last;
     },
 
-    async removeContent() {
-      // Not yet (WAVE-NOTES "Removal from the log"); a removal fails loudly rather than pretend, and
-      // the erasure reactor records the error and retries. EventStoreDB cannot edit an event: the
-      // plan is to append each rewritten event's survivors (with its id, stream, revision, position
-      // and original hash) to a side stream `$maxCount: 1`, hide the original and its earlier
-      // siblings behind `$tb` on its stream (the siblings copied verbatim first), merge those copies
-      // back into readAll/readStream at their positions, and scavenge in reclaimSpace. What blocks
-      // it: ContentRemoval names events by id only, and EventStoreDB has no lookup by event id (a
-      // scan of $all per removal); it needs each event's position (or stream) in the removal.
-      throw new Error('removing content from the log is not implemented on EventStoreDB yet');
+    /**
+     * EventStoreDB cannot edit an event, so a removal: (1) appends the record to `removals`;
+     * (2) writes each rewritten event — its id, stream, revision, position, type, metadata, the
+     * survivors as data, `erased` — as a copy to a side stream of its own (`$maxCount: 1`: only the
+     * newest copy stays), and copies verbatim the earlier events of its stream not copied yet;
+     * (3) hides them all behind the stream's `$tb`. Readers of this adapter see the copies at the
+     * original positions from step 2 on; reclaimSpace (a scavenge) then removes the originals and
+     * superseded copies from the node's files. Not one atomic step as on Postgres: a process that
+     * dies between (1) and (2) leaves a record naming events still whole; a retried removal
+     * rewrites them under a second record. Finding an event by id scans the log (EventStoreDB has
+     * no lookup by id) unless a copy of it exists already.
+     */
+    async removeContent(removal: ContentRemoval) {
+      await refreshCopies();
+      const wanted = new Set(removal.eventIds.filter((id) => !copies.has(id)));
+      const found = new Map<string, StoredEvent>();
+      for (let after: Position = START; wanted.size > found.size; ) {
+        const page = await readForwards(after, 1000, 64 * 1024 * 1024);
+        if (page.length === 0) break;
+        for (const r of page) if (wanted.has(r.event.id)) found.set(r.event.id, r.event);
+        after = page.at(-1)!.event.position;
+      }
+      const changes: Array<{ event: StoredEvent; kept: unknown }> = [];
+      for (const id of removal.eventIds) {
+        const event = copies.get(id)?.event ?? found.get(id);
+        if (!event) continue;
+        const kept = removal.rewrite(event);
+        if (kept !== undefined) changes.push({ event, kept: kept === null ? {} : kept });
+      }
+      if (changes.length === 0) return null;
+      const erased = changes.map(({ event }) => ({ id: event.id, stream: event.stream, position: event.position }));
+      const record = {
+        ...removal.record,
+        data: { ...(removal.record.data as object), erased: erased.map((e) => ({ ...e, position: positionToString(e.position) })) },
+      };
+      const { position: by } = await store.appendToStream(REMOVALS_STREAM, [record], 'any');
+      const byStream = Map.groupBy(changes, (c) => c.event.stream);
+      for (const [stream, rewritten] of byStream) {
+        const last = Math.max(...rewritten.map((c) => c.event.revision));
+        const changed = new Map(rewritten.map((c) => [c.event.id, c]));
+        for (const event of await store.readStream(stream)) {
+          if (event.revision > last) continue;
+          const change = changed.get(event.id);
+          if (!change && copies.has(event.id)) continue;
+          const copy: StoredEvent = change
+            ? { ...event, data: change.kept, erased: { by, dataSha256: event.erased?.dataSha256 ?? sha256Hex(JSON.stringify(event.data)) } }
+            : event;
+          await writeCopy(copy, !copies.has(event.id));
+        }
+        const { metadata } = await client.getStreamMetadata(stream);
+        const before = Number(metadata?.truncateBefore ?? 0);
+        await client.setStreamMetadata(stream, { ...metadata, truncateBefore: Math.max(before, last + 1) });
+      }
+      await refreshCopies();
+      return { position: by, erased };
     },
 
     /** A scavenge: removes from the node's files what stream metadata and deletions hide. */
