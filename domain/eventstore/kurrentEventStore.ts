@@ -158,6 +158,16 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
   const copies = new Map<string, Read>();
   let copiesAfter: Position = START;
   const refreshCopies = async () => {
+    // The log's end now: scanned up to it, the next refresh starts there, so a refresh only ever
+    // looks at what was appended since (a copy appended meanwhile lies beyond it).
+    let end: Position | null = null;
+    try {
+      for await (const resolved of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })) {
+        if (resolved.event?.position) end = toPosition(resolved.event.position);
+      }
+    } catch (error) {
+      unlessUnavailable(error);
+    }
     for (;;) {
       const atStart = comparePosition(copiesAfter, START) === 0;
       let seen = 0;
@@ -180,8 +190,9 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
       } catch (error) {
         unlessUnavailable(error);
       }
-      if (seen === 0) return;
+      if (seen === 0) break;
     }
+    if (end && comparePosition(end, copiesAfter) > 0) copiesAfter = end;
   };
 
   /** Reads `$all` forwards from `after` (exclusive), at most `limit` events and `maxBytes` of data (at least one). */
