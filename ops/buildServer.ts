@@ -208,8 +208,12 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       graceMs: 5000,
     };
     const otlp = otlpRoutes(deps, { sink, budget, decoder, pace });
+    // Filled in once the OTLP listeners have their ports (port 0 picks one).
+    let otlpPorts: { http: number; grpc: number } | null = null;
     // The web UI last: its page paths never shadow an API route.
     const ui = uiRoutes(deps, {
+      otlpPorts: () => otlpPorts,
+      defaultProjectName: config.projects.defaultName,
       distDir: fileURLToPath(new URL('../ui/dist', import.meta.url)),
       managementUrl: config.auth.managementUrl,
       managementAdmins: config.auth.admins.map((admin) => admin.email),
@@ -240,6 +244,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       otlpHttp: (otlpServer.address() as AddressInfo).port,
       grpc: grpc.port,
     };
+    otlpPorts = { http: ports.otlpHttp, grpc: ports.grpc };
     const shownHost = config.http.host === '0.0.0.0' || config.http.host === '::' ? 'localhost' : config.http.host;
     const url = config.http.rootUrl ?? `http://${shownHost}:${ports.http}${config.http.rootPath}`;
     let stopping: Promise<void> | null = null;

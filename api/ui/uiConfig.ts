@@ -15,6 +15,9 @@ export type UiConfig = {
   readonly serverVersion: string;
   readonly oauth2Providers: readonly { readonly name: string; readonly displayName: string; readonly autoLogin: boolean }[];
   readonly ldapEnabled: boolean;
+  /** The OTLP ports besides the main one (the pages show a newcomer where to send traces). */
+  readonly otlp: { readonly httpPort: number; readonly grpcPort: number } | null;
+  readonly defaultProjectName: string;
   /** What a new password must meet, shown beside every form that sets one. */
   readonly passwordRule: PasswordRule & { readonly specialCharacters: string };
 };
@@ -30,6 +33,7 @@ const managementUrlFor = async (deps: AppDeps, options: UiOptions, principal: Pr
 
 export const uiConfigFor = async (ctx: Koa.Context, deps: AppDeps, options: UiOptions): Promise<UiConfig> => {
   const auth = deps.settings.auth;
+  const otlpPorts = options.otlpPorts();
   return {
     rootPath: deps.settings.rootPath,
     authEnabled: auth.enabled,
@@ -44,5 +48,7 @@ export const uiConfigFor = async (ctx: Koa.Context, deps: AppDeps, options: UiOp
       : [],
     ldapEnabled: auth.enabled && (auth.ldap ?? null) !== null,
     passwordRule: { ...auth.passwordRule, specialCharacters: SPECIAL_CHARACTERS },
+    otlp: otlpPorts === null ? null : { httpPort: otlpPorts.http, grpcPort: otlpPorts.grpc },
+    defaultProjectName: options.defaultProjectName,
   };
 };

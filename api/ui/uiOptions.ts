@@ -6,4 +6,8 @@ export type UiOptions = {
   readonly managementUrl: string | null;
   /** Lower-cased emails of `SERVICE_ADMINS`. */
   readonly managementAdmins: readonly string[];
+  /** The ports OTLP is served on besides the main one, once they listen (null before). */
+  readonly otlpPorts: () => { readonly http: number; readonly grpc: number } | null;
+  /** `SERVICE_PROJECT_NAME`: where spans that name no project go. */
+  readonly defaultProjectName: string;
 };

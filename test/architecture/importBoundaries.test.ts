@@ -34,6 +34,7 @@ const ENV_EXCEPTIONS: Readonly<Record<string, string>> = {
   'ops/test-runner.ts': 'passes the environment on to each test process',
   'ops/bench/serverProcess.ts': 'passes PATH, HOME, SERVICE_* and NODE_OPTIONS on to the server it benchmarks',
   'ui/src/lib/prompts/promptSnippets.ts': 'only in the text of a code snippet the prompt page shows users',
+  'ui/src/lib/projects/sendTracesSnippets.ts': 'only in the text of the register snippet an empty project shows users',
 };
 
 const SOURCE = /\.(ts|mts|js|mjs|svelte)$/;

@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
@@ -13,6 +17,9 @@ import { startUiServer, type UiServer } from './support/uiServer.ts';
  * server serves the page (deep links, CSP, caching, the API untouched), and the projects page with
  * summaries over a time range, create, edit and delete.
  */
+
+/** Inside the repository (test-output/ is ignored), so a script there resolves our node_modules. */
+const SCRATCH = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-output/scratch');
 
 // Functions passed to page.waitForFunction run in the browser; the project's types have no DOM.
 declare const document: any;
@@ -209,6 +216,44 @@ test('the projects page hides experiment projects until asked, and searches and 
   assert.is(await page.getByLabel('Search projects').inputValue(), 'RAG');
   await page.getByLabel('Search projects').fill('nothing-like-this');
   await page.getByText('No project matches “nothing-like-this”').waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test('an empty project shows its endpoints and a register snippet that, run as shown, sends a trace there', async ({ server, browser }) => {
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(server.href('/projects'));
+  await page.locator('[data-testid=project-card][data-project-name=default]').getByRole('link', { name: 'default' }).click();
+  const guide = page.getByTestId('send-traces-guide');
+  await guide.waitFor();
+  // This server's own endpoints, under its root path, and the gRPC port
+  assert.is(await guide.getByTestId('otlp-http-endpoint').textContent(), `${server.baseUrl}/v1/traces`);
+  assert.is(await guide.getByTestId('otlp-grpc-endpoint').textContent(), `127.0.0.1:${server.grpcPort}`);
+  assert.is(await guide.getByTestId('send-traces-auth').count(), 0, 'no key needed with auth off');
+  await guide.getByRole('tab', { name: 'Python' }).click();
+  const python = (await guide.getByTestId('send-traces-snippet').textContent()) ?? '';
+  assert.match(python, /project_name="default"/);
+  assert.ok(python.includes(`endpoint="${server.baseUrl}/v1/traces"`), python);
+  await guide.getByRole('tab', { name: 'TypeScript' }).click();
+  await screenshot(page, 'empty-project-guide');
+
+  // When the TypeScript snippet runs as shown (after its install line), with one span made
+  const snippet = ((await guide.getByTestId('send-traces-snippet').textContent()) ?? '').replace(/^npm install .*\n/, '');
+  const dir = join(SCRATCH, 'register-snippet');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, 'send.mjs');
+  await writeFile(
+    file,
+    `${snippet}\nprovider.getTracer('guide').startSpan('from-the-snippet').end();\nawait provider.forceFlush();\nawait provider.shutdown();\n`,
+  );
+  await new Promise<void>((resolve, reject) =>
+    execFile(process.execPath, [file], { timeout: 60_000 }, (error, _out, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(),
+    ),
+  );
+  // Then the project lists its trace
+  await page.reload();
+  await page.getByTestId('trace-row').filter({ hasText: 'from-the-snippet' }).waitFor();
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });

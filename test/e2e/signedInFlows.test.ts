@@ -87,6 +87,17 @@ test('the default admin signs in, must choose a new password, then lands on the 
   assert.ok(await page.getByText('admin', { exact: true }).first().isVisible());
   assert.is(await page.getByRole('link', { name: 'Management' }).count(), 0, 'the default admin is not listed in SERVICE_ADMINS');
 
+  // A server with no traces yet says where to send them, and where a key comes from
+  await page.getByRole('link', { name: 'Projects', exact: true }).click();
+  const guide = page.getByTestId('send-traces-guide');
+  await guide.waitFor();
+  assert.match(
+    (await guide.getByTestId('send-traces-snippet').textContent()) ?? '',
+    /projectName: "default",[\s\S]*apiKey: process\.env\.PHOENIX_API_KEY/,
+  );
+  await guide.getByTestId('send-traces-auth').getByRole('link', { name: 'Settings → API keys' }).waitFor();
+  await screenshot(page, 'projects-empty-server');
+
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });
@@ -97,7 +108,7 @@ test('an admin creates a user, a key shown once, and a secret kept masked until 
   await screenshot(page, 'projects-signed-in');
 
   // Users: create a viewer
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Settings', exact: true }).click();
   await page.getByRole('link', { name: 'Users' }).click();
   await page.getByRole('button', { name: 'Add user' }).click();
   const dialog = page.getByRole('dialog');
@@ -146,6 +157,11 @@ test('an admin creates a user, a key shown once, and a secret kept masked until 
   await dialog.getByRole('button', { name: 'Create key' }).click();
   const value = (await page.getByTestId('new-key-value').inputValue()).trim();
   assert.ok(value.length > 20, 'the new key is shown');
+  // ...with how to use it: the environment Phoenix's clients read, and the header
+  const usage = (await page.getByTestId('new-key-usage').textContent()) ?? '';
+  assert.ok(usage.includes(`export PHOENIX_API_KEY=${value}`), usage);
+  assert.ok(usage.includes(`export PHOENIX_COLLECTOR_ENDPOINT=${server.baseUrl}`), usage);
+  assert.match(usage, /Authorization: Bearer/);
   await screenshot(page, 'settings-new-key');
   await dialog.getByRole('button', { name: 'Done' }).click();
   await page.getByRole('cell', { name: 'collector', exact: true }).waitFor();
@@ -238,7 +254,7 @@ test('an expired access token is renewed without leaving the page; signing out e
   // Given the access cookie is gone (as when it expires), only the refresh cookie is left
   await context.clearCookies({ name: 'loupe-access-token' });
   // When the page calls the API, it renews the session and carries on
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Settings', exact: true }).click();
   await page.locator(`[data-testid=user-row][data-email="${VIEWER}"]`).waitFor();
   assert.match(page.url(), /\/settings/);
   const cookies = await context.cookies();

@@ -16,6 +16,10 @@ export type UiConfig = {
   readonly ldapEnabled: boolean;
   /** What a new password must meet (domain/identity/passwordPolicy.ts). */
   readonly passwordRule: PasswordRule;
+  /** The server's own OTLP ports besides the page's (null when unknown, e.g. `npm run dev:ui`). */
+  readonly otlp: { readonly httpPort: number; readonly grpcPort: number } | null;
+  /** Where spans that name no project go. */
+  readonly defaultProjectName: string;
 };
 
 export type PasswordRule = {
@@ -36,6 +40,8 @@ export const DEFAULT_CONFIG: UiConfig = {
   serverVersion: '',
   oauth2Providers: [],
   ldapEnabled: false,
+  otlp: null,
+  defaultProjectName: 'default',
   passwordRule: { minLength: 4, digit: false, lowercase: false, uppercase: false, special: false, specialCharacters: '!@#$%^&*()_+' },
 };
 
