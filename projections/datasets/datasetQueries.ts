@@ -185,6 +185,14 @@ export const versionChanges = (
       ${q.afterRow !== null ? sql.fragment`AND e.id > ${q.afterRow}` : sql.fragment``}
     ORDER BY e.id LIMIT ${q.limit}`);
 
+/** How many examples a version created (its `CREATE` revisions): what an upload reports back. */
+export const countCreatedExamples = (db: CommonQueryMethods, versionRow: number): Promise<number> =>
+  db.oneFirst(
+    sql.type(
+      z.object({ n: z.number() }),
+    )`SELECT count(*)::int AS n FROM dataset_example_revisions WHERE version_row = ${versionRow} AND kind = 'CREATE'`,
+  );
+
 const exampleRefRow = z.object({
   id: z.bigint().transform(Number),
   example_id: z.string(),

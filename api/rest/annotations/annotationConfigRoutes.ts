@@ -10,21 +10,18 @@ import {
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { limitParam, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
-import { tracingRoute } from '../tracing/tracingRoute.ts';
-import { cursorOf } from '../../http/page.ts';
+import { cursorOf, page } from '../../http/page.ts';
+import { isEventOf } from '../../../domain/loupeEvent.ts';
 import { annotationConfigBody, annotationConfigJson, configFromJson, configRowidOf } from './annotationConfigJson.ts';
 
 const pageQuery = z.object({ cursor: single, limit: limitParam(100) });
 
-const configPage = (rows: readonly AnnotationConfigRow[], limit: number) => ({
-  data: rows.slice(0, limit).map(annotationConfigJson),
-  next_cursor: rows.length > limit ? annotationConfigJson(rows[limit]!).id : null,
-});
+const configPage = (rows: readonly AnnotationConfigRow[], limit: number) =>
+  page(rows, limit, (row) => annotationConfigJson(row).id, annotationConfigJson);
 
 /** A config by GlobalID (any of the three types), or by name when `byName`; 404 otherwise. */
 const resolveConfig = async (deps: AppDeps, raw: string, byName: boolean): Promise<AnnotationConfigRow> => {
@@ -39,11 +36,8 @@ const resolveConfig = async (deps: AppDeps, raw: string, byName: boolean): Promi
   return config;
 };
 
-const run = async (ctx: Koa.Context, deps: AppDeps, command: AnnotationConfigCommand) => {
-  const result = await changeAnnotationConfigs(deps.store, command, commandContextOf(ctx));
-  await settle(deps.runner, result.position);
-  return result;
-};
+const change = (ctx: Koa.Context, deps: AppDeps, command: AnnotationConfigCommand) =>
+  changeAnnotationConfigs(deps.store, command, commandContextOf(ctx));
 
 const configAfter = async (deps: AppDeps, configId: number) => {
   const config = await findAnnotationConfig(deps.pool, { id: configId });
@@ -54,75 +48,115 @@ const configAfter = async (deps: AppDeps, configId: number) => {
 const setBody = z.object({ annotation_config_ids: z.array(z.string()) });
 
 /** The nine routes of the reference's `annotation_configs` tag. */
-export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => [
-  tracingRoute('GET', '/v1/annotation_configs', async (ctx) => {
-    const q = parseQuery(ctx, pageQuery);
-    ctx.body = configPage(await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit);
-  }),
+export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/annotation_configs',
+      query: pageQuery,
+      handler: async ({ ctx, query: q }) => {
+        ctx.body = configPage(await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit);
+      },
+    }),
 
-  tracingRoute('POST', '/v1/annotation_configs', async (ctx) => {
-    const config = configFromJson(parseBody(ctx, annotationConfigBody));
-    const { events } = await run(ctx, deps, { type: 'CreateAnnotationConfig', config });
-    ctx.body = { data: annotationConfigJson(await configAfter(deps, (events[0]!.data as { configId: number }).configId)) };
-  }),
+    route({
+      method: 'POST',
+      path: '/v1/annotation_configs',
+      body: annotationConfigBody,
+      handler: async ({ ctx, body, command }) => {
+        const { events } = await command(() => change(ctx, deps, { type: 'CreateAnnotationConfig', config: configFromJson(body) }));
+        const created = events.find((e) => isEventOf(e, ['AnnotationConfigCreated']))!;
+        ctx.body = { data: annotationConfigJson(await configAfter(deps, created.data.configId)) };
+      },
+    }),
 
-  tracingRoute('GET', '/v1/annotation_configs/:config_identifier', async (ctx) => {
-    ctx.body = { data: annotationConfigJson(await resolveConfig(deps, String(ctx.params.config_identifier), true)) };
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/annotation_configs/:config_identifier',
+      handler: async ({ ctx }) => {
+        ctx.body = { data: annotationConfigJson(await resolveConfig(deps, String(ctx.params.config_identifier), true)) };
+      },
+    }),
 
-  tracingRoute('PUT', '/v1/annotation_configs/:config_id', async (ctx) => {
-    const existing = await resolveConfig(deps, String(ctx.params.config_id), false);
-    const config = configFromJson(parseBody(ctx, annotationConfigBody));
-    await run(ctx, deps, { type: 'UpdateAnnotationConfig', configId: existing.id, config });
-    ctx.body = { data: annotationConfigJson(await configAfter(deps, existing.id)) };
-  }),
+    route({
+      method: 'PUT',
+      path: '/v1/annotation_configs/:config_id',
+      body: annotationConfigBody,
+      handler: async ({ ctx, body, command }) => {
+        const existing = await resolveConfig(deps, String(ctx.params.config_id), false);
+        await command(() => change(ctx, deps, { type: 'UpdateAnnotationConfig', configId: existing.id, config: configFromJson(body) }));
+        ctx.body = { data: annotationConfigJson(await configAfter(deps, existing.id)) };
+      },
+    }),
 
-  tracingRoute('DELETE', '/v1/annotation_configs/:config_id', async (ctx) => {
-    const existing = await resolveConfig(deps, String(ctx.params.config_id), false);
-    await run(ctx, deps, { type: 'DeleteAnnotationConfig', configId: existing.id });
-    // The reference answers 200 with the config it deleted.
-    ctx.body = { data: annotationConfigJson(existing) };
-  }),
+    route({
+      method: 'DELETE',
+      path: '/v1/annotation_configs/:config_id',
+      handler: async ({ ctx, command }) => {
+        const existing = await resolveConfig(deps, String(ctx.params.config_id), false);
+        await command(() => change(ctx, deps, { type: 'DeleteAnnotationConfig', configId: existing.id }));
+        // The reference answers 200 with the config it deleted.
+        ctx.body = { data: annotationConfigJson(existing) };
+      },
+    }),
 
-  tracingRoute('GET', '/v1/projects/:project_identifier/annotation_configs', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const q = parseQuery(ctx, pageQuery);
-    ctx.body = configPage(
-      await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, projectId: project.project_id }),
-      q.limit,
-    );
-  }),
-
-  tracingRoute('PUT', '/v1/projects/:project_identifier/annotation_configs', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const body = parseBody(ctx, setBody);
-    const configIds: number[] = [];
-    for (const [i, raw] of body.annotation_config_ids.entries()) {
-      const rowid = configRowidOf(raw);
-      if (rowid === null || (await findAnnotationConfig(deps.pool, { id: rowid })) === null)
-        throw new HttpError(
-          422,
-          'annotation_config_not_found',
-          `body.annotation_config_ids.${i}: no annotation config has the id "${raw}"`,
+    route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier/annotation_configs',
+      query: pageQuery,
+      handler: async ({ ctx, query: q }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+        ctx.body = configPage(
+          await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, projectId: project.project_id }),
+          q.limit,
         );
-      configIds.push(rowid);
-    }
-    await run(ctx, deps, { type: 'SetProjectAnnotationConfigs', projectId: project.project_id, configIds });
-    const rows = await listAnnotationConfigs(deps.pool, { cursor: null, limit: 100_000, projectId: project.project_id });
-    ctx.body = { data: rows.map(annotationConfigJson), next_cursor: null };
-  }),
+      },
+    }),
 
-  tracingRoute('PUT', '/v1/projects/:project_identifier/annotation_configs/:config_identifier', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
-    await run(ctx, deps, { type: 'AssignAnnotationConfig', projectId: project.project_id, configId: config.id });
-    ctx.body = { data: annotationConfigJson(config) };
-  }),
+    route({
+      method: 'PUT',
+      path: '/v1/projects/:project_identifier/annotation_configs',
+      body: setBody,
+      handler: async ({ ctx, body, command }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+        const configIds: number[] = [];
+        for (const [i, raw] of body.annotation_config_ids.entries()) {
+          const rowid = configRowidOf(raw);
+          if (rowid === null || (await findAnnotationConfig(deps.pool, { id: rowid })) === null)
+            throw new HttpError(
+              422,
+              'annotation_config_not_found',
+              `body.annotation_config_ids.${i}: no annotation config has the id "${raw}"`,
+            );
+          configIds.push(rowid);
+        }
+        await command(() => change(ctx, deps, { type: 'SetProjectAnnotationConfigs', projectId: project.project_id, configIds }));
+        const rows = await listAnnotationConfigs(deps.pool, { cursor: null, limit: 100_000, projectId: project.project_id });
+        ctx.body = { data: rows.map(annotationConfigJson), next_cursor: null };
+      },
+    }),
 
-  tracingRoute('DELETE', '/v1/projects/:project_identifier/annotation_configs/:config_identifier', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
-    await run(ctx, deps, { type: 'UnassignAnnotationConfig', projectId: project.project_id, configId: config.id });
-    ctx.status = 204;
-  }),
-];
+    route({
+      method: 'PUT',
+      path: '/v1/projects/:project_identifier/annotation_configs/:config_identifier',
+      handler: async ({ ctx, command }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+        const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
+        await command(() => change(ctx, deps, { type: 'AssignAnnotationConfig', projectId: project.project_id, configId: config.id }));
+        ctx.body = { data: annotationConfigJson(config) };
+      },
+    }),
+
+    route({
+      method: 'DELETE',
+      path: '/v1/projects/:project_identifier/annotation_configs/:config_identifier',
+      handler: async ({ ctx, command }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+        const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
+        await command(() => change(ctx, deps, { type: 'UnassignAnnotationConfig', projectId: project.project_id, configId: config.id }));
+        ctx.status = 204;
+      },
+    }),
+  ];
+};

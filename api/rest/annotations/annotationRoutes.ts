@@ -9,18 +9,16 @@ import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
 import { annotationKey } from '../../../projections/annotations/annotationKey.ts';
 import { annotationIdsByKey, knownTargets, listAnnotations } from '../../../projections/annotations/annotationQueries.ts';
 import { documentCounts } from '../../../projections/annotations/documentCountQueries.ts';
-import { ProjectionTimeoutError } from '../../../projections/projectionRunner.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { describeIssues, parseBody, parseQuery } from '../../http/parseBody.ts';
+import { describeIssues } from '../../http/parseBody.ts';
+import { routeKit, type Route } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { boolParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
-import { tracingRoute } from '../tracing/tracingRoute.ts';
-import { cursorOf } from '../../http/page.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
 import { ANNOTATION_TYPE, annotationFromJson, annotationItem, annotationJson, noteBody, noteFromJson } from './annotationJson.ts';
 
 const NOUN = { span: 'Spans', document: 'Spans', trace: 'Traces', session: 'Sessions' } as const;
@@ -93,41 +91,46 @@ const syncQuery = z.object({ sync: boolParam(false) });
  * not the targets exist yet (they attach when they arrive); with `sync=true` every target must
  * exist (404 naming the missing ones) and the answer lists each annotation's id in request order.
  */
-const annotate = (deps: AppDeps, target: AnnotationTarget) => async (ctx: Koa.Context) => {
-  const { sync } = parseQuery(ctx, syncQuery);
-  const body = parseBody(ctx, z.object({ data: z.array(annotationItem[target]) }));
-  const annotations = body.data.map((item) => annotationFromJson(target, item as Record<string, unknown>));
-  checkAnnotations(annotations, false, (i) => `body.data.${i}`);
-  if (sync)
-    await requireTargets(
-      deps,
-      target,
-      annotations.map((a) => a.targetId),
-    );
-  if (sync && target === 'document') await requireDocuments(deps, annotations);
-  const position = await recordOrRefuse(ctx, deps, annotations, false, (i) => `body.data.${i}`);
-  if (!sync) {
-    // Stored either way: a slow read model must not turn into an error and a resend.
-    await settle(deps.runner, position).catch((e: unknown) => {
-      if (!(e instanceof ProjectionTimeoutError)) throw e;
-    });
-    ctx.body = { data: [] };
-    return;
-  }
-  await settle(deps.runner, position);
-  ctx.body = { data: await idsOf(deps, target, annotations) };
-};
+const annotate = (route: Route, deps: AppDeps, target: AnnotationTarget) =>
+  route({
+    method: 'POST',
+    path: `/v1/${target}_annotations`,
+    query: syncQuery,
+    body: z.object({ data: z.array(annotationItem[target]) }),
+    handler: async ({ ctx, query: { sync }, body, settle }) => {
+      const annotations = body.data.map((item) => annotationFromJson(target, item as Record<string, unknown>));
+      checkAnnotations(annotations, false, (i) => `body.data.${i}`);
+      if (sync)
+        await requireTargets(
+          deps,
+          target,
+          annotations.map((a) => a.targetId),
+        );
+      if (sync && target === 'document') await requireDocuments(deps, annotations);
+      const position = await recordOrRefuse(ctx, deps, annotations, false, (i) => `body.data.${i}`);
+      if (!sync) {
+        await settle(position, { whenSlow: 'answer' });
+        return { data: [] };
+      }
+      await settle(position);
+      return { data: await idsOf(deps, target, annotations) };
+    },
+  });
 
 /** `POST /v1/{span,trace,session}_notes`: always synchronous; the target must exist. */
-const note = (deps: AppDeps, target: 'span' | 'trace' | 'session') => async (ctx: Koa.Context) => {
-  const body = parseBody(ctx, noteBody[target]);
-  const annotation = noteFromJson(target, body.data as Record<string, string | undefined>);
-  checkAnnotations([annotation], true, () => 'body.data');
-  await requireTargets(deps, target, [annotation.targetId]);
-  const position = await recordOrRefuse(ctx, deps, [annotation], true, () => 'body.data');
-  await settle(deps.runner, position);
-  ctx.body = { data: (await idsOf(deps, target, [annotation]))[0] };
-};
+const note = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session') =>
+  route({
+    method: 'POST',
+    path: `/v1/${target}_notes`,
+    body: noteBody[target],
+    handler: async ({ ctx, body, command }) => {
+      const annotation = noteFromJson(target, body.data as Record<string, string | undefined>);
+      checkAnnotations([annotation], true, () => 'body.data');
+      await requireTargets(deps, target, [annotation.targetId]);
+      await command(() => recordOrRefuse(ctx, deps, [annotation], true, () => 'body.data'));
+      return { data: (await idsOf(deps, target, [annotation]))[0] };
+    },
+  });
 
 const nonEmptyList = repeated.refine((v) => v === undefined || v.every((s) => s !== ''), 'each value must be non-empty');
 const targetIdsParam = repeated.refine((v) => v === undefined || new Set(v).size <= 1000, 'at most 1000 distinct ids');
@@ -140,36 +143,37 @@ const listQuery = z.object({
 });
 
 /** `GET /v1/projects/{id}/{span,trace,session}_annotations`: by target ids and/or identifiers, newest first. */
-const list = (deps: AppDeps, target: 'span' | 'trace' | 'session') => {
+const list = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session') => {
   const idParam = `${target}_ids`;
-  return async (ctx: Koa.Context) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const q = parseQuery(ctx, listQuery);
-    const parsedIds = targetIdsParam.safeParse(ctx.query[idParam]);
-    if (!parsedIds.success) throw new HttpError(422, 'invalid_query', describeIssues(`query.${idParam}`, parsedIds.error));
-    const ids = parsedIds.data;
-    if (ids === undefined && q.identifier === undefined)
-      throw new HttpError(422, 'invalid_query', `query.${idParam}: either ${idParam} or identifier must be given`);
-    const rows = await listAnnotations(deps.pool, {
-      projectId: project.project_id,
-      target,
-      targetIds: ids,
-      identifiers: q.identifier,
-      includeNames: q.include_annotation_names,
-      excludeNames: q.exclude_annotation_names,
-      cursor: cursorOf(q.cursor),
-      limit: q.limit,
-    });
-    if (rows.length === 0 && ids !== undefined && q.identifier === undefined) {
-      const known = await knownTargets(deps.pool, target, ids, project.project_id);
-      if (known.size === 0)
-        throw new HttpError(404, `${target}_not_found`, `None of the ${target} ids were found in project ${project.name}`);
-    }
-    ctx.body = {
-      data: rows.slice(0, q.limit).map(annotationJson),
-      next_cursor: rows.length > q.limit ? toGlobalId(ANNOTATION_TYPE[target], String(rows[q.limit]!.id)) : null,
-    };
-  };
+  return route({
+    method: 'GET',
+    path: `/v1/projects/:project_identifier/${target}_annotations`,
+    query: listQuery,
+    handler: async ({ ctx, params, query: q }) => {
+      const project = await resolveProject(deps.pool, params.project_identifier!);
+      const parsedIds = targetIdsParam.safeParse(ctx.query[idParam]);
+      if (!parsedIds.success) throw new HttpError(422, 'invalid_query', describeIssues(`query.${idParam}`, parsedIds.error));
+      const ids = parsedIds.data;
+      if (ids === undefined && q.identifier === undefined)
+        throw new HttpError(422, 'invalid_query', `query.${idParam}: either ${idParam} or identifier must be given`);
+      const rows = await listAnnotations(deps.pool, {
+        projectId: project.project_id,
+        target,
+        targetIds: ids,
+        identifiers: q.identifier,
+        includeNames: q.include_annotation_names,
+        excludeNames: q.exclude_annotation_names,
+        cursor: cursorOf(q.cursor),
+        limit: q.limit,
+      });
+      if (rows.length === 0 && ids !== undefined && q.identifier === undefined) {
+        const known = await knownTargets(deps.pool, target, ids, project.project_id);
+        if (known.size === 0)
+          throw new HttpError(404, `${target}_not_found`, `None of the ${target} ids were found in project ${project.name}`);
+      }
+      return page(rows, q.limit, byRowid(ANNOTATION_TYPE[target]), annotationJson);
+    },
+  });
 };
 
 const deleteQuery = z.object({
@@ -186,45 +190,46 @@ const deleteQuery = z.object({
  * `delete_all=true`, narrowed by the other filters. Someone who is not an admin deletes only the
  * annotations they wrote (with auth off there is no author to narrow by).
  */
-const bulkDelete = (deps: AppDeps, target: 'span' | 'trace' | 'session') => async (ctx: Koa.Context) => {
-  const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-  const q = parseQuery(ctx, deleteQuery);
-  if (!q.delete_all && (q.start_time === undefined || q.end_time === undefined))
-    throw new HttpError(422, 'invalid_query', 'query.start_time: both start_time and end_time are required unless delete_all=true');
-  if (q.start_time !== undefined && q.end_time !== undefined && !(Date.parse(q.start_time) < Date.parse(q.end_time)))
-    throw new HttpError(422, 'invalid_query', 'query.start_time: must be before end_time');
-  const principal = principalOf(ctx);
-  const authorUserId = principal === null || isAdmin(principal) ? null : actingUserId(principal);
-  const position = await deleteAnnotations(
-    deps.store,
-    project.name,
-    {
-      type: 'DeleteAnnotations',
-      projectId: project.project_id,
-      target,
-      name: q.name ?? null,
-      identifier: q.identifier ?? null,
-      annotatorKind: q.annotator_kind ?? null,
-      createdFrom: q.start_time ?? null,
-      createdBefore: q.end_time ?? null,
-      authorUserId,
+const bulkDelete = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session') =>
+  route({
+    method: 'DELETE',
+    path: `/v1/projects/:project_identifier/${target}_annotations`,
+    query: deleteQuery,
+    handler: async ({ ctx, params, query: q, command }) => {
+      const project = await resolveProject(deps.pool, params.project_identifier!);
+      if (!q.delete_all && (q.start_time === undefined || q.end_time === undefined))
+        throw new HttpError(422, 'invalid_query', 'query.start_time: both start_time and end_time are required unless delete_all=true');
+      if (q.start_time !== undefined && q.end_time !== undefined && !(Date.parse(q.start_time) < Date.parse(q.end_time)))
+        throw new HttpError(422, 'invalid_query', 'query.start_time: must be before end_time');
+      const principal = principalOf(ctx);
+      const authorUserId = principal === null || isAdmin(principal) ? null : actingUserId(principal);
+      await command(() =>
+        deleteAnnotations(
+          deps.store,
+          project.name,
+          {
+            type: 'DeleteAnnotations',
+            projectId: project.project_id,
+            target,
+            name: q.name ?? null,
+            identifier: q.identifier ?? null,
+            annotatorKind: q.annotator_kind ?? null,
+            createdFrom: q.start_time ?? null,
+            createdBefore: q.end_time ?? null,
+            authorUserId,
+          },
+          commandContextOf(ctx),
+        ),
+      );
+      ctx.status = 204;
     },
-    commandContextOf(ctx),
-  );
-  await settle(deps.runner, position);
-  ctx.status = 204;
-};
+  });
 
-export const annotationRoutes = (deps: AppDeps): RouteDef[] => [
-  tracingRoute('POST', '/v1/span_annotations', annotate(deps, 'span')),
-  tracingRoute('POST', '/v1/trace_annotations', annotate(deps, 'trace')),
-  tracingRoute('POST', '/v1/session_annotations', annotate(deps, 'session')),
-  tracingRoute('POST', '/v1/document_annotations', annotate(deps, 'document')),
-  tracingRoute('POST', '/v1/span_notes', note(deps, 'span')),
-  tracingRoute('POST', '/v1/trace_notes', note(deps, 'trace')),
-  tracingRoute('POST', '/v1/session_notes', note(deps, 'session')),
-  ...(['span', 'trace', 'session'] as const).flatMap((target) => [
-    tracingRoute('GET', `/v1/projects/:project_identifier/${target}_annotations`, list(deps, target)),
-    tracingRoute('DELETE', `/v1/projects/:project_identifier/${target}_annotations`, bulkDelete(deps, target)),
-  ]),
-];
+export const annotationRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    ...(['span', 'trace', 'session', 'document'] as const).map((target) => annotate(route, deps, target)),
+    ...(['span', 'trace', 'session'] as const).map((target) => note(route, deps, target)),
+    ...(['span', 'trace', 'session'] as const).flatMap((target) => [list(route, deps, target), bulkDelete(route, deps, target)]),
+  ];
+};

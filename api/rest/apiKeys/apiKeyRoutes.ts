@@ -15,7 +15,8 @@ import { settleAuthChange } from '../../identity/settleAuthChange.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { parseBody } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
 import { userGlobalId } from '../identity/userJson.ts';
@@ -123,74 +124,70 @@ const pageQuery = z.object({
   limit: z.coerce.number().int().positive().max(1000).default(100),
 });
 
-export const apiKeyRoutes = (deps: AppDeps): RouteDef[] => [
-  {
-    method: 'GET',
-    path: '/v1/user/api_keys',
-    permission: 'apikeys.own.list',
-    handler: async (ctx) => {
-      const person = personOf(ctx);
-      const keys = person === null ? [] : await listApiKeys(deps.pool, { kind: 'user', ownerUserId: person.userId });
-      ctx.body = { data: keys.map(keyJson) };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/user/api_keys',
-    permission: 'apikeys.own.create',
-    handler: (ctx) => create(ctx, deps, 'user', personOf(ctx)!),
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/user/api_keys/:api_key_id',
-    permission: 'apikeys.own.delete',
-    handler: (ctx) => remove(ctx, deps, 'user'),
-  },
-  {
-    method: 'GET',
-    path: '/v1/users/api_keys',
-    permission: 'apikeys.users.manage',
-    handler: async (ctx) => {
-      const query = parseQuery(ctx, pageQuery);
-      const fromKeyId = query.cursor === undefined ? null : fromGlobalId(TYPE.user, query.cursor);
-      const page =
-        query.cursor !== undefined && fromKeyId === null ? null : await pageUserApiKeys(deps.pool, { fromKeyId, limit: query.limit });
-      if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
-      const owners = await findUsers(deps.pool, [...new Set(page.keys.map((k) => k.ownerUserId!))]);
-      ctx.body = {
-        data: page.keys.map((key) => {
-          const owner = owners.get(key.ownerUserId!);
-          return {
-            ...keyJson(key),
-            user: { id: userGlobalId(key.ownerUserId!), username: owner?.username ?? '', email: owner?.email ?? null },
-          };
-        }),
-        next_cursor: page.nextKeyId === null ? null : toGlobalId(TYPE.user, page.nextKeyId),
-      };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/v1/system/api_keys',
-    permission: 'apikeys.system.manage',
-    handler: async (ctx) => {
-      ctx.body = { data: (await listApiKeys(deps.pool, { kind: 'system' })).map(keyJson) };
-    },
-  },
-  {
-    method: 'POST',
-    path: '/v1/system/api_keys',
-    permission: 'apikeys.system.create',
-    handler: (ctx) => {
-      const principal = principalOf(ctx)!;
-      if (principal.kind === 'anonymous') throw new HttpError(403, 'auth_disabled', 'Authentication is disabled');
-      return create(ctx, deps, 'system', principal);
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/system/api_keys/:api_key_id',
-    permission: 'apikeys.system.manage',
-    handler: (ctx) => remove(ctx, deps, 'system'),
-  },
-];
+export const apiKeyRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/user/api_keys',
+      handler: async ({ ctx }) => {
+        const person = personOf(ctx);
+        const keys = person === null ? [] : await listApiKeys(deps.pool, { kind: 'user', ownerUserId: person.userId });
+        ctx.body = { data: keys.map(keyJson) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/user/api_keys',
+      handler: ({ ctx }) => create(ctx, deps, 'user', personOf(ctx)!),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/user/api_keys/:api_key_id',
+      handler: ({ ctx }) => remove(ctx, deps, 'user'),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/users/api_keys',
+      query: pageQuery,
+      handler: async ({ ctx, query }) => {
+        const fromKeyId = query.cursor === undefined ? null : fromGlobalId(TYPE.user, query.cursor);
+        const page =
+          query.cursor !== undefined && fromKeyId === null ? null : await pageUserApiKeys(deps.pool, { fromKeyId, limit: query.limit });
+        if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
+        const owners = await findUsers(deps.pool, [...new Set(page.keys.map((k) => k.ownerUserId!))]);
+        ctx.body = {
+          data: page.keys.map((key) => {
+            const owner = owners.get(key.ownerUserId!);
+            return {
+              ...keyJson(key),
+              user: { id: userGlobalId(key.ownerUserId!), username: owner?.username ?? '', email: owner?.email ?? null },
+            };
+          }),
+          next_cursor: page.nextKeyId === null ? null : toGlobalId(TYPE.user, page.nextKeyId),
+        };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/system/api_keys',
+      handler: async ({ ctx }) => {
+        ctx.body = { data: (await listApiKeys(deps.pool, { kind: 'system' })).map(keyJson) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/system/api_keys',
+      handler: ({ ctx }) => {
+        const principal = principalOf(ctx)!;
+        if (principal.kind === 'anonymous') throw new HttpError(403, 'auth_disabled', 'Authentication is disabled');
+        return create(ctx, deps, 'system', principal);
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/system/api_keys/:api_key_id',
+      handler: ({ ctx }) => remove(ctx, deps, 'system'),
+    }),
+  ];
+};

@@ -14,14 +14,11 @@ import {
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { limitParam, single } from '../../http/queryParams.ts';
 import { cursorOf } from '../../http/page.ts';
 import { datasetGid, exampleGid, splitJson, versionGid } from './datasetJson.ts';
-import { datasetRoute } from './datasetRoutes.ts';
-import { httpErrorOf } from '../../http/httpErrorOf.ts';
 import { datasetById, datasetByIdentifier, versionOf } from './resolveDataset.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
@@ -69,114 +66,128 @@ const exampleUuids = async (deps: AppDeps, dataset: DatasetRow, raw: readonly st
 
 const kindOf = { CREATE: 'created', PATCH: 'patched', DELETE: 'deleted' } as const;
 
-export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => [
-  /**
-   * A new version that patches and deletes examples alive at the latest version. A patch gives any
-   * of input, output and metadata (the others stay); one that changes nothing is left out.
-   */
-  datasetRoute('POST', '/v1/datasets/:id/versions', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.id!);
-    const body = parseBody(ctx, changeBody);
-    const patches = body.patch ?? [];
-    const deletes = body.delete ?? [];
-    const uuids = await exampleUuids(deps, dataset, [...patches.map((p) => p.id), ...deletes], 'patch/delete');
-    const latest = await versionOf(deps, dataset, undefined);
-    const alive = new Map(
-      (
-        await examplesAtVersion(deps.pool, {
-          datasetId: dataset.dataset_id,
-          versionRow: latest.id,
-          exampleIds: [...new Set(uuids.values())],
-        })
-      ).map((e) => [e.example_id, e]),
-    );
-    const gone = [...uuids.keys()].filter((raw) => !alive.has(uuids.get(raw)!));
-    if (gone.length > 0)
-      throw new HttpError(
-        404,
-        'dataset_example_not_found',
-        `Examples ${gone.slice(0, 10).join(', ')} are not in the latest version (deleted in an earlier one)`,
-      );
-    const patched: ExamplePatch[] = [];
-    for (const p of patches) {
-      const current = alive.get(uuids.get(p.id)!)!;
-      const next = {
-        exampleId: current.example_id,
-        input: (p.input ?? current.input) as JsonObject,
-        output: (p.output ?? current.output) as JsonObject,
-        metadata: (p.metadata ?? current.metadata) as JsonObject,
-      };
-      if (exampleHash(next) !== exampleHash(current)) patched.push(next);
-    }
-    const deleted = deletes.map((raw) => uuids.get(raw)!);
-    if (patched.length + deleted.length === 0)
-      throw new HttpError(422, 'nothing_changed', 'body.patch: every patch leaves its example as it is; no version was made');
-    try {
-      const result = await editDatasetExamples(
-        deps.store,
+export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    /**
+     * A new version that patches and deletes examples alive at the latest version. A patch gives any
+     * of input, output and metadata (the others stay); one that changes nothing is left out.
+     */
+    route({
+      method: 'POST',
+      path: '/v1/datasets/:id/versions',
+      body: changeBody,
+      handler: async ({ ctx, body, command }) => {
+        const dataset = await datasetById(deps, ctx.params.id!);
+        const patches = body.patch ?? [];
+        const deletes = body.delete ?? [];
+        const uuids = await exampleUuids(deps, dataset, [...patches.map((p) => p.id), ...deletes], 'patch/delete');
+        const latest = await versionOf(deps, dataset, undefined);
+        const alive = new Map(
+          (
+            await examplesAtVersion(deps.pool, {
+              datasetId: dataset.dataset_id,
+              versionRow: latest.id,
+              exampleIds: [...new Set(uuids.values())],
+            })
+          ).map((e) => [e.example_id, e]),
+        );
+        const gone = [...uuids.keys()].filter((raw) => !alive.has(uuids.get(raw)!));
+        if (gone.length > 0)
+          throw new HttpError(
+            404,
+            'dataset_example_not_found',
+            `Examples ${gone.slice(0, 10).join(', ')} are not in the latest version (deleted in an earlier one)`,
+          );
+        const patched: ExamplePatch[] = [];
+        for (const p of patches) {
+          const current = alive.get(uuids.get(p.id)!)!;
+          const next = {
+            exampleId: current.example_id,
+            input: (p.input ?? current.input) as JsonObject,
+            output: (p.output ?? current.output) as JsonObject,
+            metadata: (p.metadata ?? current.metadata) as JsonObject,
+          };
+          if (exampleHash(next) !== exampleHash(current)) patched.push(next);
+        }
+        const deleted = deletes.map((raw) => uuids.get(raw)!);
+        if (patched.length + deleted.length === 0)
+          throw new HttpError(422, 'nothing_changed', 'body.patch: every patch leaves its example as it is; no version was made');
+        await command(() =>
+          editDatasetExamples(
+            deps.store,
+            {
+              datasetId: dataset.dataset_id,
+              description: body.description ?? null,
+              metadata: (body.metadata ?? {}) as JsonObject,
+              patched,
+              deleted,
+            },
+            commandContextOf(ctx),
+          ),
+        );
         {
-          datasetId: dataset.dataset_id,
-          description: body.description ?? null,
-          metadata: (body.metadata ?? {}) as JsonObject,
-          patched,
-          deleted,
-        },
-        commandContextOf(ctx),
-      );
-      await settle(deps.runner, result.position);
-      const version = await versionOf(deps, dataset, undefined);
-      ctx.status = 201;
-      ctx.body = {
-        data: {
-          dataset_id: datasetGid(dataset.id),
-          version_id: versionGid(version.id),
-          num_created_examples: 0,
-          num_updated_examples: patched.length,
-          num_deleted_examples: deleted.length,
-        },
-      };
-    } catch (error) {
-      throw httpErrorOf(error);
-    }
-  }),
-
-  /** What one version changed: its counts, then each example it touched (a patch with the content before it). */
-  datasetRoute('GET', '/v1/datasets/:id/versions/:version_id/changes', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.id!);
-    const version = await versionOf(deps, dataset, ctx.params.version_id!);
-    const q = parseQuery(ctx, z.object({ cursor: single, limit: limitParam(100, 1000) }));
-    // The version's own row of the list (cursor at it, no further rows).
-    const [counts] = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: version.id, limit: 0 });
-    const rows = await versionChanges(deps.pool, {
-      datasetId: dataset.dataset_id,
-      versionRow: version.id,
-      afterRow: cursorOf(q.cursor),
-      limit: q.limit + 1,
-    });
-    ctx.body = {
-      data: {
-        version_id: versionGid(version.id),
-        num_created_examples: counts?.num_created ?? 0,
-        num_updated_examples: counts?.num_patched ?? 0,
-        num_deleted_examples: counts?.num_deleted ?? 0,
-        changes: rows.slice(0, q.limit).map((r) => ({
-          id: r.external_id ?? exampleGid(r.id),
-          node_id: exampleGid(r.id),
-          kind: kindOf[r.kind],
-          input: r.input,
-          output: r.output,
-          metadata: r.metadata,
-          before: r.kind === 'PATCH' ? { input: r.before_input, output: r.before_output, metadata: r.before_metadata } : null,
-        })),
+          const version = await versionOf(deps, dataset, undefined);
+          ctx.status = 201;
+          ctx.body = {
+            data: {
+              dataset_id: datasetGid(dataset.id),
+              version_id: versionGid(version.id),
+              num_created_examples: 0,
+              num_updated_examples: patched.length,
+              num_deleted_examples: deleted.length,
+            },
+          };
+        }
       },
-      // Exclusive: the next page starts after the last example shown.
-      next_cursor: rows.length > q.limit ? exampleGid(rows[q.limit - 1]!.id) : null,
-    };
-  }),
+    }),
 
-  /** Every split (splits are global), each with how many examples of this dataset it holds. */
-  datasetRoute('GET', '/v1/datasets/:dataset_identifier/splits', async (ctx) => {
-    const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-    ctx.body = { data: (await listDatasetSplits(deps.pool, dataset.dataset_id)).map(splitJson) };
-  }),
-];
+    /** What one version changed: its counts, then each example it touched (a patch with the content before it). */
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/versions/:version_id/changes',
+      query: z.object({ cursor: single, limit: limitParam(100, 1000) }),
+      handler: async ({ ctx, query: q }) => {
+        const dataset = await datasetById(deps, ctx.params.id!);
+        const version = await versionOf(deps, dataset, ctx.params.version_id!);
+        // The version's own row of the list (cursor at it, no further rows).
+        const [counts] = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: version.id, limit: 0 });
+        const rows = await versionChanges(deps.pool, {
+          datasetId: dataset.dataset_id,
+          versionRow: version.id,
+          afterRow: cursorOf(q.cursor),
+          limit: q.limit + 1,
+        });
+        ctx.body = {
+          data: {
+            version_id: versionGid(version.id),
+            num_created_examples: counts?.num_created ?? 0,
+            num_updated_examples: counts?.num_patched ?? 0,
+            num_deleted_examples: counts?.num_deleted ?? 0,
+            changes: rows.slice(0, q.limit).map((r) => ({
+              id: r.external_id ?? exampleGid(r.id),
+              node_id: exampleGid(r.id),
+              kind: kindOf[r.kind],
+              input: r.input,
+              output: r.output,
+              metadata: r.metadata,
+              before: r.kind === 'PATCH' ? { input: r.before_input, output: r.before_output, metadata: r.before_metadata } : null,
+            })),
+          },
+          // Exclusive: the next page starts after the last example shown.
+          next_cursor: rows.length > q.limit ? exampleGid(rows[q.limit - 1]!.id) : null,
+        };
+      },
+    }),
+
+    /** Every split (splits are global), each with how many examples of this dataset it holds. */
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:dataset_identifier/splits',
+      handler: async ({ ctx }) => {
+        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
+        ctx.body = { data: (await listDatasetSplits(deps.pool, dataset.dataset_id)).map(splitJson) };
+      },
+    }),
+  ];
+};

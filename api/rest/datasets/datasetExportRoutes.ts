@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { examplesAtVersion, type DatasetExampleRow } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { parseQuery } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { single } from '../../http/queryParams.ts';
 import { exampleGid } from './datasetJson.ts';
-import { datasetRoute } from './datasetRoutes.ts';
 import { datasetById, versionOf } from './resolveDataset.ts';
 
 const PAGE = 1000;
@@ -67,65 +67,84 @@ const flatRow = (r: DatasetExampleRow): Map<string, unknown> => {
 };
 
 /** The exports of the reference's `datasets` tag: CSV, JSONL, and the two OpenAI JSONL shapes. */
-export const datasetExportRoutes = (deps: AppDeps): RouteDef[] => [
-  datasetRoute('GET', '/v1/datasets/:id/csv', async (ctx) => {
-    const t = await target(ctx, deps);
-    // Columns need every example's keys: a first pass reads only them, a second streams the rows.
-    const columns = new Set<string>();
-    let anySplits = false;
-    for await (const page of examplePages(deps, t))
-      for (const r of page) {
-        for (const k of flatRow(r).keys()) columns.add(k);
-        anySplits ||= r.splits.length > 0;
-      }
-    const sorted = [...columns].sort();
-    const header = ['id', 'node_id', ...sorted, ...(anySplits ? ['splits'] : [])];
-    attachment(ctx, t.name, 'csv', 'text/csv');
-    ctx.body = Readable.from(
-      (async function* () {
-        yield `${header.map(csvCell).join(',')}\n`;
+export const datasetExportRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/csv',
+      handler: async ({ ctx }) => {
+        const t = await target(ctx, deps);
+        // Columns need every example's keys: a first pass reads only them, a second streams the rows.
+        const columns = new Set<string>();
+        let anySplits = false;
         for await (const page of examplePages(deps, t))
-          yield page
-            .map((r) => {
-              const flat = flatRow(r);
-              const cells = [
-                r.external_id ?? exampleGid(r.id),
-                exampleGid(r.id),
-                ...sorted.map((c) => flat.get(c)),
-                ...(anySplits ? [r.splits] : []),
-              ];
-              return `${cells.map(csvCell).join(',')}\n`;
-            })
-            .join('');
-      })(),
-    );
-  }),
-  datasetRoute('GET', '/v1/datasets/:id/jsonl', async (ctx) => {
-    const t = await target(ctx, deps);
-    attachment(ctx, t.name, 'jsonl', 'application/jsonl');
-    ctx.body = lines(deps, t, (r) => ({
-      id: r.external_id ?? exampleGid(r.id),
-      node_id: exampleGid(r.id),
-      input: r.input,
-      output: r.output,
-      metadata: r.metadata,
-      splits: r.splits,
-    }));
-  }),
-  datasetRoute('GET', '/v1/datasets/:id/jsonl/openai_ft', async (ctx) => {
-    const t = await target(ctx, deps);
-    attachment(ctx, t.name, 'jsonl', 'application/jsonl');
-    ctx.body = lines(deps, t, (r) => ({
-      messages: [...messages(r.input), ...messages(r.output)],
-      ...(isRecord(r.input) && Array.isArray(r.input.tools) ? { tools: r.input.tools } : {}),
-    }));
-  }),
-  datasetRoute('GET', '/v1/datasets/:id/jsonl/openai_evals', async (ctx) => {
-    const t = await target(ctx, deps);
-    attachment(ctx, t.name, 'jsonl', 'application/jsonl');
-    ctx.body = lines(deps, t, (r) => {
-      const last = messages(r.output).at(-1);
-      return { messages: messages(r.input), ideal: isRecord(last) && typeof last.content === 'string' ? last.content : '' };
-    });
-  }),
-];
+          for (const r of page) {
+            for (const k of flatRow(r).keys()) columns.add(k);
+            anySplits ||= r.splits.length > 0;
+          }
+        const sorted = [...columns].sort();
+        const header = ['id', 'node_id', ...sorted, ...(anySplits ? ['splits'] : [])];
+        attachment(ctx, t.name, 'csv', 'text/csv');
+        ctx.body = Readable.from(
+          (async function* () {
+            yield `${header.map(csvCell).join(',')}\n`;
+            for await (const page of examplePages(deps, t))
+              yield page
+                .map((r) => {
+                  const flat = flatRow(r);
+                  const cells = [
+                    r.external_id ?? exampleGid(r.id),
+                    exampleGid(r.id),
+                    ...sorted.map((c) => flat.get(c)),
+                    ...(anySplits ? [r.splits] : []),
+                  ];
+                  return `${cells.map(csvCell).join(',')}\n`;
+                })
+                .join('');
+          })(),
+        );
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/jsonl',
+      handler: async ({ ctx }) => {
+        const t = await target(ctx, deps);
+        attachment(ctx, t.name, 'jsonl', 'application/jsonl');
+        ctx.body = lines(deps, t, (r) => ({
+          id: r.external_id ?? exampleGid(r.id),
+          node_id: exampleGid(r.id),
+          input: r.input,
+          output: r.output,
+          metadata: r.metadata,
+          splits: r.splits,
+        }));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/jsonl/openai_ft',
+      handler: async ({ ctx }) => {
+        const t = await target(ctx, deps);
+        attachment(ctx, t.name, 'jsonl', 'application/jsonl');
+        ctx.body = lines(deps, t, (r) => ({
+          messages: [...messages(r.input), ...messages(r.output)],
+          ...(isRecord(r.input) && Array.isArray(r.input.tools) ? { tools: r.input.tools } : {}),
+        }));
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/jsonl/openai_evals',
+      handler: async ({ ctx }) => {
+        const t = await target(ctx, deps);
+        attachment(ctx, t.name, 'jsonl', 'application/jsonl');
+        ctx.body = lines(deps, t, (r) => {
+          const last = messages(r.output).at(-1);
+          return { messages: messages(r.input), ideal: isRecord(last) && typeof last.content === 'string' ? last.content : '' };
+        });
+      },
+    }),
+  ];
+};

@@ -2,57 +2,30 @@ import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type Koa from 'koa';
-import { sql } from 'slonik';
 import { z } from 'zod';
-import { restPermission } from '../../../domain/access/restPermission.ts';
 import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
 import { uploadDataset, type NewExample } from '../../../domain/datasets/uploadDataset.ts';
 import type { JsonObject } from '../../../domain/tracing/jsonValue.ts';
 import {
+  countCreatedExamples,
   examplesAtVersion,
   findDataset,
-  findDatasetSplit,
   findDatasetVersion,
   listDatasets,
   listDatasetVersions,
 } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
-import { httpErrorOf } from '../../http/httpErrorOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { describeIssues, parseQuery } from '../../http/parseBody.ts';
-import type { HttpMethod, RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
+import { describeIssues } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
+import type { RouteDef } from '../../http/route.ts';
 import { boolParam, limitParam, repeated, single } from '../../http/queryParams.ts';
-import { rejectNulChars } from '../../http/rejectNulChars.ts';
-import { cursorOf } from '../../http/page.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
 import { datasetGid, datasetJson, exampleJson, uploadBody, versionGid, versionWithChangesJson } from './datasetJson.ts';
-import { datasetById, versionOf } from './resolveDataset.ts';
-import { anyGlobalId } from '../../http/globalId.ts';
+import { datasetById, splitsOf, versionOf } from './resolveDataset.ts';
 import { shown } from '../../http/httpError.ts';
 import { csvExamples, jsonlExamples, listedExamples, type UploadKeys } from './uploadParsers.ts';
-
-/** A dataset route: its permission from the one REST table, NUL-free parameters checked first. */
-export const datasetRoute = (method: HttpMethod, path: string, handler: RouteDef['handler'], body?: RouteDef['body']): RouteDef => ({
-  method,
-  path,
-  permission: restPermission(method, path),
-  ...(body ? { body } : {}),
-  handler: (ctx) => {
-    rejectNulChars(ctx);
-    return handler(ctx);
-  },
-});
-
-const pageOf = <R extends { readonly id: number }, J>(
-  rows: readonly R[],
-  limit: number,
-  gid: (id: number) => string,
-  render: (r: R) => J,
-) => ({
-  data: rows.slice(0, limit).map(render),
-  next_cursor: rows.length > limit ? gid(rows[limit]!.id) : null,
-});
 
 const ACTIONS = ['create', 'append', 'update'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -181,15 +154,7 @@ const uploadFromJson = async (ctx: Koa.Context, deps: AppDeps): Promise<Upload> 
   };
 };
 
-const createdIn = (deps: AppDeps, versionRow: number) =>
-  deps.pool.oneFirst(
-    sql.type(
-      z.object({ n: z.number() }),
-    )`SELECT count(*)::int AS n FROM dataset_example_revisions WHERE version_row = ${versionRow} AND kind = 'CREATE'`,
-  );
-
-const upload = async (ctx: Koa.Context, deps: AppDeps): Promise<void> => {
-  const { sync } = parseQuery(ctx, z.object({ sync: boolParam(false) }));
+const upload = async (ctx: Koa.Context, deps: AppDeps, sync: boolean): Promise<void> => {
   const type = (ctx.get('content-type') || '').split(';')[0]!.trim().toLowerCase();
   if (type === '') throw new HttpError(400, 'missing_content_type', 'Content-Type is required (application/json or multipart/form-data)');
   if (type !== 'application/json' && type !== 'multipart/form-data')
@@ -226,74 +191,86 @@ const upload = async (ctx: Koa.Context, deps: AppDeps): Promise<void> => {
       data: {
         dataset_id: datasetGid(dataset.id),
         version_id: versionGid(version.id),
-        num_created_examples: version.version_id === result.versionId ? await createdIn(deps, version.id) : 0,
+        num_created_examples: version.version_id === result.versionId ? await countCreatedExamples(deps.pool, version.id) : 0,
         num_updated_examples: 0,
         num_deleted_examples: 0,
       },
     };
   } catch (error) {
+    // Whatever was left of the body is drained, so the answer reaches the client.
     ctx.req.resume();
-    throw httpErrorOf(error);
+    throw error;
   }
-};
-
-/** `split` query values: split GlobalIDs or names; an unknown one is a 404. */
-const splitIdsOf = async (deps: AppDeps, datasetId: string, raw: readonly string[] | undefined) => {
-  if (raw === undefined || raw.length === 0) return { ids: null, names: [] as string[] };
-  const splits = [];
-  for (const s of raw) {
-    const gid = anyGlobalId(s);
-    const split = await findDatasetSplit(deps.pool, datasetId, gid?.type === 'DatasetSplit' ? { id: gid.id } : { name: s });
-    if (split === null) throw new HttpError(404, 'dataset_split_not_found', `Dataset split ${shown(s)} not found`);
-    splits.push(split);
-  }
-  return { ids: splits.map((s) => s.id), names: splits.map((s) => s.name) };
 };
 
 /** The reference's `datasets` routes for datasets, versions, examples and uploads. */
-export const datasetRoutes = (deps: AppDeps): RouteDef[] => [
-  datasetRoute('GET', '/v1/datasets', async (ctx) => {
-    const q = parseQuery(ctx, z.object({ cursor: single, name: single, limit: limitParam(10) }));
-    ctx.body = pageOf(
-      await listDatasets(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, name: q.name ?? null }),
-      q.limit,
-      datasetGid,
-      datasetJson,
-    );
-  }),
-  datasetRoute('POST', '/v1/datasets/upload', (ctx) => upload(ctx, deps), 'raw'),
-  datasetRoute('GET', '/v1/datasets/:id', async (ctx) => {
-    ctx.body = { data: datasetJson(await datasetById(deps, ctx.params.id!)) };
-  }),
-  datasetRoute('DELETE', '/v1/datasets/:id', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.id!);
-    try {
-      const result = await changeDataset(deps.store, { type: 'DeleteDataset', datasetId: dataset.dataset_id }, commandContextOf(ctx));
-      await settle(deps.runner, result.position);
-    } catch (error) {
-      throw httpErrorOf(error);
-    }
-    ctx.status = 204;
-  }),
-  datasetRoute('GET', '/v1/datasets/:id/versions', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.id!);
-    const q = parseQuery(ctx, z.object({ cursor: single, limit: limitParam(10) }));
-    const rows = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
-    ctx.body = pageOf(rows, q.limit, versionGid, versionWithChangesJson);
-  }),
-  datasetRoute('GET', '/v1/datasets/:id/examples', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.id!);
-    const q = parseQuery(ctx, z.object({ version_id: single, split: repeated }));
-    const version = await versionOf(deps, dataset, q.version_id);
-    const splits = await splitIdsOf(deps, dataset.dataset_id, q.split);
-    const rows = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id, splitIds: splits.ids });
-    ctx.body = {
-      data: {
-        dataset_id: datasetGid(dataset.id),
-        version_id: versionGid(version.id),
-        filtered_splits: splits.names,
-        examples: rows.map(exampleJson),
+export const datasetRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/datasets',
+      query: z.object({ cursor: single, name: single, limit: limitParam(10) }),
+      handler: async ({ ctx, query: q }) => {
+        ctx.body = page(
+          await listDatasets(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, name: q.name ?? null }),
+          q.limit,
+          byRowid('Dataset'),
+          datasetJson,
+        );
       },
-    };
-  }),
-];
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/datasets/upload',
+      query: z.object({ sync: boolParam(false) }),
+      body: 'raw',
+      handler: ({ ctx, query }) => upload(ctx, deps, query.sync),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id',
+      handler: async ({ ctx }) => {
+        ctx.body = { data: datasetJson(await datasetById(deps, ctx.params.id!)) };
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/datasets/:id',
+      handler: async ({ ctx, command }) => {
+        const dataset = await datasetById(deps, ctx.params.id!);
+        await command(() => changeDataset(deps.store, { type: 'DeleteDataset', datasetId: dataset.dataset_id }, commandContextOf(ctx)));
+        ctx.status = 204;
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/versions',
+      query: z.object({ cursor: single, limit: limitParam(10) }),
+      handler: async ({ ctx, query: q }) => {
+        const dataset = await datasetById(deps, ctx.params.id!);
+        const rows = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
+        ctx.body = page(rows, q.limit, byRowid('DatasetVersion'), versionWithChangesJson);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:id/examples',
+      query: z.object({ version_id: single, split: repeated }),
+      handler: async ({ ctx, query: q }) => {
+        const dataset = await datasetById(deps, ctx.params.id!);
+        const version = await versionOf(deps, dataset, q.version_id);
+        const splits = await splitsOf(deps, dataset.dataset_id, q.split);
+        const rows = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id, splitIds: splits.ids });
+        ctx.body = {
+          data: {
+            dataset_id: datasetGid(dataset.id),
+            version_id: versionGid(version.id),
+            filtered_splits: splits.names,
+            examples: rows.map(exampleJson),
+          },
+        };
+      },
+    }),
+  ];
+};

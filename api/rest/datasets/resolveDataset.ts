@@ -1,4 +1,10 @@
-import { findDataset, findDatasetVersion, type DatasetRow, type DatasetVersionRow } from '../../../projections/datasets/datasetQueries.ts';
+import {
+  findDataset,
+  findDatasetSplit,
+  findDatasetVersion,
+  type DatasetRow,
+  type DatasetVersionRow,
+} from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { anyGlobalId, rowidOf } from '../../http/globalId.ts';
 import { HttpError, shown } from '../../http/httpError.ts';
@@ -36,4 +42,17 @@ export const versionOf = async (deps: AppDeps, dataset: DatasetRow, raw: string 
   if (version === null || version.dataset_id !== dataset.dataset_id)
     throw new HttpError(404, 'dataset_version_not_found', `Dataset version ${shown(raw)} not found in dataset ${shown(dataset.name)}`);
   return version;
+};
+
+/** Splits named by GlobalID or name (the `split` query, an experiment's `splits`): their row ids and names; an unknown one is a 404. None given: `ids` null (every example). */
+export const splitsOf = async (deps: AppDeps, datasetId: string, raw: readonly string[] | undefined) => {
+  if (raw === undefined || raw.length === 0) return { ids: null, names: [] as string[] };
+  const splits = [];
+  for (const s of raw) {
+    const gid = anyGlobalId(s);
+    const split = await findDatasetSplit(deps.pool, datasetId, gid?.type === 'DatasetSplit' ? { id: gid.id } : { name: s });
+    if (split === null) throw new HttpError(404, 'dataset_split_not_found', `Dataset split ${shown(s)} not found`);
+    splits.push(split);
+  }
+  return { ids: splits.map((s) => s.id), names: splits.map((s) => s.name) };
 };

@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { createExperiment } from '../../../domain/experiments/createExperiment.ts';
 import { changeExperiment, recordExperimentEvaluation, recordExperimentRun } from '../../../domain/experiments/recordExperiment.ts';
 import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
-import { ensureProject } from '../../../domain/projects/ensureProject.ts';
 import type { JsonObject, JsonValue } from '../../../domain/tracing/jsonValue.ts';
-import { examplesAtVersion, findDatasetSplit, findExperimentTag, tagsOfExperiment } from '../../../projections/datasets/datasetQueries.ts';
+import { examplesAtVersion, findExperimentTag, tagsOfExperiment } from '../../../projections/datasets/datasetQueries.ts';
 import {
   evaluationsOfExperiment,
   experimentExample,
@@ -22,15 +22,13 @@ import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { refusedAt } from '../../http/httpErrorOf.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
-import { cursorOf } from '../../http/page.ts';
-import { datasetRoute } from '../datasets/datasetRoutes.ts';
-import { httpErrorOf } from '../../http/httpErrorOf.ts';
-import { datasetById, versionOf } from '../datasets/resolveDataset.ts';
+import { byRowid, cursorOf, page } from '../../http/page.ts';
+import { datasetById, splitsOf, versionOf } from '../datasets/resolveDataset.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
 import { costJson } from '../../http/costJson.ts';
@@ -39,7 +37,6 @@ import {
   createRunBody,
   evaluationBody,
   evaluationJson,
-  experimentGid,
   experimentJson,
   patchExperimentBody,
   runExampleJson,
@@ -48,16 +45,6 @@ import {
   tagBody,
   tagJson,
 } from './experimentJson.ts';
-
-const pageOf = <R extends { readonly id: number }, J>(
-  rows: readonly R[],
-  limit: number,
-  gid: (id: number) => string,
-  render: (r: R) => J,
-) => ({
-  data: rows.slice(0, limit).map(render),
-  next_cursor: rows.length > limit ? gid(rows[limit]!.id) : null,
-});
 
 /** An experiment by GlobalID: 422 when `raw` is none, 404 when unknown. */
 const experimentById = async (deps: AppDeps, raw: string): Promise<ExperimentRow> => {
@@ -76,328 +63,375 @@ const bodyTime = (field: string, raw: string): string => {
   return parsed.data;
 };
 
-const run = async <R extends { readonly position: import('../../../domain/eventstore/types.ts').Position | null }>(
-  deps: AppDeps,
-  command: () => Promise<R>,
-): Promise<R> => {
-  try {
-    const result = await command();
-    await settle(deps.runner, result.position);
-    return result;
-  } catch (error) {
-    throw httpErrorOf(error);
-  }
-};
-
 const csvCell = (v: unknown): string => {
   const s = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 };
 
 /** The reference's `experiments` routes: experiments, runs, resume, evaluations, exports. */
-export const experimentRoutes = (deps: AppDeps): RouteDef[] => [
-  datasetRoute('POST', '/v1/datasets/:dataset_id/experiments', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.dataset_id!, 'dataset_id');
-    const body = parseBody(ctx, createExperimentBody);
-    const version = await versionOf(deps, dataset, body.version_id ?? undefined);
-    let splitIds: number[] | null = null;
-    if (body.splits && body.splits.length > 0) {
-      splitIds = [];
-      for (const s of body.splits) {
-        const gid = anyGlobalId(s);
-        const split = await findDatasetSplit(deps.pool, dataset.dataset_id, gid?.type === 'DatasetSplit' ? { id: gid.id } : { name: s });
-        if (split === null) throw new HttpError(404, 'dataset_split_not_found', `Dataset split ${shown(s)} not found`);
-        splitIds.push(split.id);
-      }
-    }
-    const examples = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id, splitIds });
-    const context = commandContextOf(ctx);
-    // The task's traces go to a project of the experiment's own (the client's suggestion is ignored, as in the reference).
-    const projectName = `Experiment-${randomBytes(12).toString('hex')}`;
-    await run(deps, async () => ({ position: (await ensureProject(deps.store, projectName, context)).created }));
-    const experimentId = randomUUID();
-    const name = body.name ?? `${dataset.name.slice(0, 8).replaceAll(' ', '-')}-${randomBytes(4).toString('hex')}`;
-    await run(deps, () =>
-      changeExperiment(
-        deps.store,
-        {
-          type: 'CreateExperiment',
-          experimentId,
+export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'POST',
+      path: '/v1/datasets/:dataset_id/experiments',
+      body: createExperimentBody,
+      handler: async ({ ctx, body, command }) => {
+        const dataset = await datasetById(deps, ctx.params.dataset_id!, 'dataset_id');
+        const version = await versionOf(deps, dataset, body.version_id ?? undefined);
+        const splits = await splitsOf(deps, dataset.dataset_id, body.splits ?? undefined);
+        const examples = await examplesAtVersion(deps.pool, {
           datasetId: dataset.dataset_id,
-          versionId: version.version_id,
-          name,
-          description: body.description ?? null,
-          metadata: (body.metadata ?? {}) as JsonObject,
-          repetitions: body.repetitions ?? 1,
-          projectName,
-          exampleIds: examples.map((e) => e.example_id),
-        },
-        context,
-      ),
-    );
-    const experiment = await findExperiment(deps.pool, { experimentId });
-    if (experiment === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${experimentId} not found`);
-    ctx.body = { data: experimentJson(experiment) };
-  }),
+          versionRow: version.id,
+          splitIds: splits.ids,
+        });
+        const { experimentId } = await command(() =>
+          createExperiment(
+            deps.store,
+            {
+              datasetId: dataset.dataset_id,
+              versionId: version.version_id,
+              name: body.name ?? `${dataset.name.slice(0, 8).replaceAll(' ', '-')}-${randomBytes(4).toString('hex')}`,
+              description: body.description ?? null,
+              metadata: (body.metadata ?? {}) as JsonObject,
+              repetitions: body.repetitions ?? 1,
+              // The task's traces go to a project of the experiment's own (the client's suggestion is ignored, as in the reference).
+              projectName: `Experiment-${randomBytes(12).toString('hex')}`,
+              exampleIds: examples.map((e) => e.example_id),
+            },
+            commandContextOf(ctx),
+          ),
+        );
+        const experiment = await findExperiment(deps.pool, { experimentId });
+        if (experiment === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${experimentId} not found`);
+        ctx.body = { data: experimentJson(experiment) };
+      },
+    }),
 
-  datasetRoute('GET', '/v1/datasets/:dataset_id/experiments', async (ctx) => {
-    const dataset = await datasetById(deps, ctx.params.dataset_id!, 'dataset_id');
-    const q = parseQuery(ctx, z.object({ cursor: single, limit: limitParam(50) }));
-    const rows = await listExperiments(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
-    ctx.body = pageOf(rows, q.limit, experimentGid, experimentJson);
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/datasets/:dataset_id/experiments',
+      query: z.object({ cursor: single, limit: limitParam(50) }),
+      handler: async ({ ctx, query: q }) => {
+        const dataset = await datasetById(deps, ctx.params.dataset_id!, 'dataset_id');
+        const rows = await listExperiments(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
+        ctx.body = page(rows, q.limit, byRowid('Experiment'), experimentJson);
+      },
+    }),
 
-  datasetRoute('GET', '/v1/experiments/:experiment_id', async (ctx) => {
-    ctx.body = { data: experimentJson(await experimentById(deps, ctx.params.experiment_id!)) };
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id',
+      handler: async ({ ctx }) => {
+        ctx.body = { data: experimentJson(await experimentById(deps, ctx.params.experiment_id!)) };
+      },
+    }),
 
-  datasetRoute('PATCH', '/v1/experiments/:experiment_id', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const body = parseBody(ctx, patchExperimentBody);
-    await run(deps, () =>
-      changeExperiment(
-        deps.store,
-        {
-          type: 'UpdateExperiment',
+    route({
+      method: 'PATCH',
+      path: '/v1/experiments/:experiment_id',
+      body: patchExperimentBody,
+      handler: async ({ ctx, body, command }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        await command(() =>
+          changeExperiment(
+            deps.store,
+            {
+              type: 'UpdateExperiment',
+              experimentId: experiment.experiment_id,
+              ...(body.name !== undefined ? { name: body.name } : {}),
+              ...(body.description !== undefined ? { description: body.description } : {}),
+              ...(body.metadata !== undefined ? { metadata: body.metadata as JsonObject } : {}),
+            },
+            commandContextOf(ctx),
+          ),
+        );
+        ctx.body = { data: experimentJson((await findExperiment(deps.pool, { id: experiment.id })) ?? experiment) };
+      },
+    }),
+
+    route({
+      method: 'DELETE',
+      path: '/v1/experiments/:experiment_id',
+      handler: async ({ ctx, command }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        await command(() =>
+          changeExperiment(deps.store, { type: 'DeleteExperiment', experimentId: experiment.experiment_id }, commandContextOf(ctx)),
+        );
+        ctx.status = 204;
+      },
+    }),
+
+    route({
+      method: 'POST',
+      path: '/v1/experiments/:experiment_id/runs',
+      body: createRunBody,
+      handler: async ({ ctx, body, command }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const gid = anyGlobalId(body.dataset_example_id);
+        if (gid === null || gid.type !== 'DatasetExample')
+          throw new HttpError(422, 'invalid_body', `body.dataset_example_id: ${shown(body.dataset_example_id)} is not a DatasetExample id`);
+        const exampleId = await experimentExample(deps.pool, experiment.experiment_id, gid.id);
+        if (exampleId === null)
+          throw new HttpError(
+            422,
+            'example_not_in_experiment',
+            `body.dataset_example_id: example ${shown(body.dataset_example_id)} is not one of the experiment's examples (its dataset version and splits)`,
+          );
+        if (body.repetition_number > experiment.repetitions)
+          throw new HttpError(422, 'invalid_body', `body.repetition_number: the experiment has ${experiment.repetitions} repetition(s)`);
+        const result = await command(() =>
+          recordExperimentRun(
+            deps.store,
+            {
+              experimentId: experiment.experiment_id,
+              exampleId,
+              repetition: body.repetition_number,
+              output: (body.output ?? null) as JsonValue,
+              startTime: bodyTime('start_time', body.start_time),
+              endTime: bodyTime('end_time', body.end_time),
+              traceId: body.trace_id ?? null,
+              error: body.error ?? null,
+            },
+            commandContextOf(ctx),
+          ),
+        );
+        const runRow = await findExperimentRun(deps.pool, { runId: result.events[0]!.data.runId });
+        if (runRow === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(ctx.params.experiment_id!)} not found`);
+        ctx.body = { data: { id: runGid(runRow.id) } };
+      },
+    }),
+
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id/runs',
+      query: z.object({ cursor: single, limit: single }),
+      handler: async ({ ctx, query: q }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const limit = q.limit === undefined ? null : limitParam(1).parse(q.limit);
+        const rows = await listExperimentRuns(deps.pool, { experimentId: experiment.experiment_id, cursor: cursorOf(q.cursor), limit });
+        ctx.body = limit === null ? { data: rows.map(runJson), next_cursor: null } : page(rows, limit, byRowid('ExperimentRun'), runJson);
+      },
+    }),
+
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id/incomplete-runs',
+      query: z.object({ cursor: single, limit: limitParam(50) }),
+      handler: async ({ ctx, query: q }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const rows = await incompleteRuns(deps.pool, {
           experimentId: experiment.experiment_id,
-          ...(body.name !== undefined ? { name: body.name } : {}),
-          ...(body.description !== undefined ? { description: body.description } : {}),
-          ...(body.metadata !== undefined ? { metadata: body.metadata as JsonObject } : {}),
-        },
-        commandContextOf(ctx),
-      ),
-    );
-    ctx.body = { data: experimentJson((await findExperiment(deps.pool, { id: experiment.id })) ?? experiment) };
-  }),
+          cursor: cursorOf(q.cursor),
+          limit: q.limit,
+        });
+        ctx.body = {
+          data: rows.slice(0, q.limit).map((r) => ({ dataset_example: runExampleJson(r), repetition_numbers: r.repetitions })),
+          next_cursor: rows.length > q.limit ? toGlobalId('DatasetExample', String(rows[q.limit]!.ex_rowid)) : null,
+        };
+      },
+    }),
 
-  datasetRoute('DELETE', '/v1/experiments/:experiment_id', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    await run(deps, () =>
-      changeExperiment(deps.store, { type: 'DeleteExperiment', experimentId: experiment.experiment_id }, commandContextOf(ctx)),
-    );
-    ctx.status = 204;
-  }),
-
-  datasetRoute('POST', '/v1/experiments/:experiment_id/runs', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const body = parseBody(ctx, createRunBody);
-    const gid = anyGlobalId(body.dataset_example_id);
-    if (gid === null || gid.type !== 'DatasetExample')
-      throw new HttpError(422, 'invalid_body', `body.dataset_example_id: ${shown(body.dataset_example_id)} is not a DatasetExample id`);
-    const exampleId = await experimentExample(deps.pool, experiment.experiment_id, gid.id);
-    if (exampleId === null)
-      throw new HttpError(
-        422,
-        'example_not_in_experiment',
-        `body.dataset_example_id: example ${shown(body.dataset_example_id)} is not one of the experiment's examples (its dataset version and splits)`,
-      );
-    if (body.repetition_number > experiment.repetitions)
-      throw new HttpError(422, 'invalid_body', `body.repetition_number: the experiment has ${experiment.repetitions} repetition(s)`);
-    const result = await run(deps, () =>
-      recordExperimentRun(
-        deps.store,
-        {
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id/incomplete-evaluations',
+      query: z.object({ evaluation_name: repeated, cursor: single, limit: limitParam(50) }),
+      handler: async ({ ctx, query: q }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const names = (q.evaluation_name ?? []).filter((n) => n !== '');
+        if (names.length === 0)
+          throw new HttpError(400, 'missing_evaluation_name', 'query.evaluation_name: at least one evaluation name is required');
+        const rows = await incompleteEvaluations(deps.pool, {
           experimentId: experiment.experiment_id,
-          exampleId,
-          repetition: body.repetition_number,
-          output: (body.output ?? null) as JsonValue,
-          startTime: bodyTime('start_time', body.start_time),
-          endTime: bodyTime('end_time', body.end_time),
-          traceId: body.trace_id ?? null,
-          error: body.error ?? null,
-        },
-        commandContextOf(ctx),
-      ),
-    );
-    const runRow = await findExperimentRun(deps.pool, { runId: result.events[0]!.data.runId });
-    if (runRow === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(ctx.params.experiment_id!)} not found`);
-    ctx.body = { data: { id: runGid(runRow.id) } };
-  }),
+          names,
+          cursor: cursorOf(q.cursor),
+          limit: q.limit,
+        });
+        ctx.body = {
+          data: rows
+            .slice(0, q.limit)
+            .map((r) => ({ experiment_run: runJson(r), dataset_example: runExampleJson(r), evaluation_names: r.missing })),
+          next_cursor: rows.length > q.limit ? runGid(rows[q.limit]!.id) : null,
+        };
+      },
+    }),
 
-  datasetRoute('GET', '/v1/experiments/:experiment_id/runs', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const q = parseQuery(ctx, z.object({ cursor: single, limit: single }));
-    const limit = q.limit === undefined ? null : limitParam(1).parse(q.limit);
-    const rows = await listExperimentRuns(deps.pool, { experimentId: experiment.experiment_id, cursor: cursorOf(q.cursor), limit });
-    ctx.body = limit === null ? { data: rows.map(runJson), next_cursor: null } : pageOf(rows, limit, runGid, runJson);
-  }),
+    route({
+      method: 'POST',
+      path: '/v1/experiment_evaluations',
+      body: evaluationBody,
+      handler: async ({ ctx, body, command }) => {
+        const gid = anyGlobalId(body.experiment_run_id);
+        if (gid === null)
+          throw new HttpError(422, 'invalid_body', `body.experiment_run_id: ${shown(body.experiment_run_id)} is not an ExperimentRun id`);
+        const runRow = gid.type === 'ExperimentRun' ? await findExperimentRun(deps.pool, { id: gid.id }) : null;
+        if (runRow === null)
+          throw new HttpError(404, 'experiment_run_not_found', `Experiment run ${shown(body.experiment_run_id)} not found`);
+        if (body.result == null && body.error == null)
+          throw new HttpError(422, 'invalid_body', 'body: an evaluation needs a result or an error');
+        await command(() =>
+          recordExperimentEvaluation(
+            deps.store,
+            {
+              experimentId: runRow.experiment_id,
+              runId: runRow.run_id,
+              name: body.name,
+              annotatorKind: body.annotator_kind,
+              label: body.result?.label ?? null,
+              score: body.result?.score ?? null,
+              explanation: body.result?.explanation ?? null,
+              error: body.error ?? null,
+              metadata: (body.metadata ?? {}) as JsonObject,
+              traceId: body.trace_id ?? null,
+              startTime: bodyTime('start_time', body.start_time),
+              endTime: bodyTime('end_time', body.end_time),
+            },
+            commandContextOf(ctx),
+          ),
+        );
+        const evaluation = await findExperimentEvaluation(deps.pool, runRow.run_id, body.name);
+        if (evaluation === null)
+          throw new HttpError(404, 'experiment_run_not_found', `Experiment run ${shown(body.experiment_run_id)} not found`);
+        ctx.body = { data: { id: toGlobalId('ExperimentEvaluation', String(evaluation.id)) } };
+      },
+    }),
 
-  datasetRoute('GET', '/v1/experiments/:experiment_id/incomplete-runs', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const q = parseQuery(ctx, z.object({ cursor: single, limit: limitParam(50) }));
-    const rows = await incompleteRuns(deps.pool, { experimentId: experiment.experiment_id, cursor: cursorOf(q.cursor), limit: q.limit });
-    ctx.body = {
-      data: rows.slice(0, q.limit).map((r) => ({ dataset_example: runExampleJson(r), repetition_numbers: r.repetitions })),
-      next_cursor: rows.length > q.limit ? toGlobalId('DatasetExample', String(rows[q.limit]!.ex_rowid)) : null,
-    };
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id/tags',
+      handler: async ({ ctx }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        ctx.body = { data: (await tagsOfExperiment(deps.pool, experiment.experiment_id)).map(tagJson) };
+      },
+    }),
 
-  datasetRoute('GET', '/v1/experiments/:experiment_id/incomplete-evaluations', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const q = parseQuery(ctx, z.object({ evaluation_name: repeated, cursor: single, limit: limitParam(50) }));
-    const names = (q.evaluation_name ?? []).filter((n) => n !== '');
-    if (names.length === 0)
-      throw new HttpError(400, 'missing_evaluation_name', 'query.evaluation_name: at least one evaluation name is required');
-    const rows = await incompleteEvaluations(deps.pool, {
-      experimentId: experiment.experiment_id,
-      names,
-      cursor: cursorOf(q.cursor),
-      limit: q.limit,
-    });
-    ctx.body = {
-      data: rows
-        .slice(0, q.limit)
-        .map((r) => ({ experiment_run: runJson(r), dataset_example: runExampleJson(r), evaluation_names: r.missing })),
-      next_cursor: rows.length > q.limit ? runGid(rows[q.limit]!.id) : null,
-    };
-  }),
+    route({
+      method: 'POST',
+      path: '/v1/experiments/:experiment_id/tags',
+      body: tagBody,
+      handler: async ({ ctx, body, command }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        await command(() =>
+          changeDataset(
+            deps.store,
+            {
+              type: 'SetExperimentTag',
+              datasetId: experiment.dataset_id,
+              name: body.name,
+              experimentId: experiment.experiment_id,
+              description: body.description ?? null,
+            },
+            commandContextOf(ctx),
+          ),
+        ).catch((error: unknown) => {
+          // A tag name the domain refuses is a rule of the body: 422 naming the field, as the reference.
+          throw refusedAt('body.', error);
+        });
+        const tag = await findExperimentTag(deps.pool, experiment.dataset_id, { name: body.name });
+        if (tag === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(ctx.params.experiment_id!)} not found`);
+        ctx.body = { data: tagJson(tag) };
+      },
+    }),
 
-  datasetRoute('POST', '/v1/experiment_evaluations', async (ctx) => {
-    const body = parseBody(ctx, evaluationBody);
-    const gid = anyGlobalId(body.experiment_run_id);
-    if (gid === null)
-      throw new HttpError(422, 'invalid_body', `body.experiment_run_id: ${shown(body.experiment_run_id)} is not an ExperimentRun id`);
-    const runRow = gid.type === 'ExperimentRun' ? await findExperimentRun(deps.pool, { id: gid.id }) : null;
-    if (runRow === null) throw new HttpError(404, 'experiment_run_not_found', `Experiment run ${shown(body.experiment_run_id)} not found`);
-    if (body.result == null && body.error == null)
-      throw new HttpError(422, 'invalid_body', 'body: an evaluation needs a result or an error');
-    await run(deps, () =>
-      recordExperimentEvaluation(
-        deps.store,
-        {
-          experimentId: runRow.experiment_id,
-          runId: runRow.run_id,
-          name: body.name,
-          annotatorKind: body.annotator_kind,
-          label: body.result?.label ?? null,
-          score: body.result?.score ?? null,
-          explanation: body.result?.explanation ?? null,
-          error: body.error ?? null,
-          metadata: (body.metadata ?? {}) as JsonObject,
-          traceId: body.trace_id ?? null,
-          startTime: bodyTime('start_time', body.start_time),
-          endTime: bodyTime('end_time', body.end_time),
-        },
-        commandContextOf(ctx),
-      ),
-    );
-    const evaluation = await findExperimentEvaluation(deps.pool, runRow.run_id, body.name);
-    if (evaluation === null)
-      throw new HttpError(404, 'experiment_run_not_found', `Experiment run ${shown(body.experiment_run_id)} not found`);
-    ctx.body = { data: { id: toGlobalId('ExperimentEvaluation', String(evaluation.id)) } };
-  }),
+    route({
+      method: 'DELETE',
+      path: '/v1/experiments/:experiment_id/tags/:tag_identifier',
+      handler: async ({ ctx, command }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const raw = ctx.params.tag_identifier!;
+        const gid = anyGlobalId(raw);
+        const tag = await findExperimentTag(
+          deps.pool,
+          experiment.dataset_id,
+          gid?.type === 'ExperimentTag' ? { id: gid.id } : { name: raw },
+        );
+        if (tag !== null)
+          await command(() =>
+            changeDataset(
+              deps.store,
+              { type: 'RemoveExperimentTag', datasetId: experiment.dataset_id, name: tag.name, experimentId: experiment.experiment_id },
+              commandContextOf(ctx),
+            ),
+          );
+        ctx.status = 204;
+      },
+    }),
 
-  datasetRoute('GET', '/v1/experiments/:experiment_id/tags', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    ctx.body = { data: (await tagsOfExperiment(deps.pool, experiment.experiment_id)).map(tagJson) };
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id/json',
+      handler: async ({ ctx }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const rows = await experimentExport(deps.pool, experiment.experiment_id);
+        if (rows.length === 0)
+          throw new HttpError(404, 'experiment_has_no_runs', `Experiment ${shown(ctx.params.experiment_id!)} has no runs`);
+        const evaluations = await evaluationsOfExperiment(deps.pool, experiment.experiment_id);
+        ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(experiment.name)}.json`);
+        ctx.body = rows.map((r) => ({
+          example_id: toGlobalId('DatasetExample', String(r.ex_rowid)),
+          repetition_number: r.repetition,
+          input: r.ex_input,
+          reference_output: r.ex_output,
+          output: r.output,
+          error: r.error,
+          latency_ms: Number(r.end_us - r.start_us) / 1000,
+          start_time: isoFromMicros(r.start_us),
+          end_time: isoFromMicros(r.end_us),
+          trace_id: r.trace_id,
+          prompt_token_count: r.prompt_tokens,
+          completion_token_count: r.completion_tokens,
+          cost: costJson(r),
+          annotations: evaluations.filter((e) => e.run_id === r.run_id).map(evaluationJson),
+        }));
+      },
+    }),
 
-  datasetRoute('POST', '/v1/experiments/:experiment_id/tags', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const body = parseBody(ctx, tagBody);
-    await run(deps, () =>
-      changeDataset(
-        deps.store,
-        {
-          type: 'SetExperimentTag',
-          datasetId: experiment.dataset_id,
-          name: body.name,
-          experimentId: experiment.experiment_id,
-          description: body.description ?? null,
-        },
-        commandContextOf(ctx),
-      ),
-    ).catch((error: unknown) => {
-      // A tag name the domain refuses is a rule of the body: 422 naming the field, as the reference.
-      if (error instanceof HttpError && error.status === 400) throw new HttpError(422, error.code, `body.${error.message}`);
-      throw error;
-    });
-    const tag = await findExperimentTag(deps.pool, experiment.dataset_id, { name: body.name });
-    if (tag === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(ctx.params.experiment_id!)} not found`);
-    ctx.body = { data: tagJson(tag) };
-  }),
-
-  datasetRoute('DELETE', '/v1/experiments/:experiment_id/tags/:tag_identifier', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const raw = ctx.params.tag_identifier!;
-    const gid = anyGlobalId(raw);
-    const tag = await findExperimentTag(deps.pool, experiment.dataset_id, gid?.type === 'ExperimentTag' ? { id: gid.id } : { name: raw });
-    if (tag !== null)
-      await run(deps, () =>
-        changeDataset(
-          deps.store,
-          { type: 'RemoveExperimentTag', datasetId: experiment.dataset_id, name: tag.name, experimentId: experiment.experiment_id },
-          commandContextOf(ctx),
-        ),
-      );
-    ctx.status = 204;
-  }),
-
-  datasetRoute('GET', '/v1/experiments/:experiment_id/json', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const rows = await experimentExport(deps.pool, experiment.experiment_id);
-    if (rows.length === 0) throw new HttpError(404, 'experiment_has_no_runs', `Experiment ${shown(ctx.params.experiment_id!)} has no runs`);
-    const evaluations = await evaluationsOfExperiment(deps.pool, experiment.experiment_id);
-    ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(experiment.name)}.json`);
-    ctx.body = rows.map((r) => ({
-      example_id: toGlobalId('DatasetExample', String(r.ex_rowid)),
-      repetition_number: r.repetition,
-      input: r.ex_input,
-      reference_output: r.ex_output,
-      output: r.output,
-      error: r.error,
-      latency_ms: Number(r.end_us - r.start_us) / 1000,
-      start_time: isoFromMicros(r.start_us),
-      end_time: isoFromMicros(r.end_us),
-      trace_id: r.trace_id,
-      prompt_token_count: r.prompt_tokens,
-      completion_token_count: r.completion_tokens,
-      cost: costJson(r),
-      annotations: evaluations.filter((e) => e.run_id === r.run_id).map(evaluationJson),
-    }));
-  }),
-
-  datasetRoute('GET', '/v1/experiments/:experiment_id/csv', async (ctx) => {
-    const experiment = await experimentById(deps, ctx.params.experiment_id!);
-    const rows = await experimentExport(deps.pool, experiment.experiment_id);
-    const evaluations = await evaluationsOfExperiment(deps.pool, experiment.experiment_id);
-    const names = [...new Set(evaluations.map((e) => e.name))].sort();
-    const header = [
-      'example_id',
-      'repetition_number',
-      'input',
-      'reference_output',
-      'output',
-      'error',
-      'latency_ms',
-      'start_time',
-      'end_time',
-      'trace_id',
-      ...names.flatMap((n) => [`annotation_${n}_label`, `annotation_${n}_score`, `annotation_${n}_explanation`]),
-    ];
-    const lines = rows.map((r) => {
-      const own = evaluations.filter((e) => e.run_id === r.run_id);
-      return [
-        toGlobalId('DatasetExample', String(r.ex_rowid)),
-        r.repetition,
-        r.ex_input,
-        r.ex_output,
-        r.output,
-        r.error,
-        Number(r.end_us - r.start_us) / 1000,
-        isoFromMicros(r.start_us),
-        isoFromMicros(r.end_us),
-        r.trace_id,
-        ...names.flatMap((n) => {
-          const e = own.find((x) => x.name === n);
-          return [e?.label ?? null, e?.score ?? null, e?.explanation ?? null];
-        }),
-      ]
-        .map(csvCell)
-        .join(',');
-    });
-    ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(experiment.name)}.csv`);
-    ctx.type = 'text/csv';
-    ctx.body = `${[header.join(','), ...lines].join('\n')}\n`;
-  }),
-];
+    route({
+      method: 'GET',
+      path: '/v1/experiments/:experiment_id/csv',
+      handler: async ({ ctx }) => {
+        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+        const rows = await experimentExport(deps.pool, experiment.experiment_id);
+        const evaluations = await evaluationsOfExperiment(deps.pool, experiment.experiment_id);
+        const names = [...new Set(evaluations.map((e) => e.name))].sort();
+        const header = [
+          'example_id',
+          'repetition_number',
+          'input',
+          'reference_output',
+          'output',
+          'error',
+          'latency_ms',
+          'start_time',
+          'end_time',
+          'trace_id',
+          ...names.flatMap((n) => [`annotation_${n}_label`, `annotation_${n}_score`, `annotation_${n}_explanation`]),
+        ];
+        const lines = rows.map((r) => {
+          const own = evaluations.filter((e) => e.run_id === r.run_id);
+          return [
+            toGlobalId('DatasetExample', String(r.ex_rowid)),
+            r.repetition,
+            r.ex_input,
+            r.ex_output,
+            r.output,
+            r.error,
+            Number(r.end_us - r.start_us) / 1000,
+            isoFromMicros(r.start_us),
+            isoFromMicros(r.end_us),
+            r.trace_id,
+            ...names.flatMap((n) => {
+              const e = own.find((x) => x.name === n);
+              return [e?.label ?? null, e?.score ?? null, e?.explanation ?? null];
+            }),
+          ]
+            .map(csvCell)
+            .join(',');
+        });
+        ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(experiment.name)}.csv`);
+        ctx.type = 'text/csv';
+        ctx.body = `${[header.join(','), ...lines].join('\n')}\n`;
+      },
+    }),
+  ];
+};

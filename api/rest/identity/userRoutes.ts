@@ -18,7 +18,7 @@ import { welcomeMail } from '../../identity/passwordResetMail.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { routeKit, type Route } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
 import {
@@ -69,25 +69,25 @@ const userIdParam = (ctx: Koa.Context): string => {
 const hashPassword = hashNewPassword;
 
 /** `GET /v1/user`: whoever is asking (a key's owner; the system user for the admin secret). */
-const getViewer = (deps: AppDeps): RouteDef => ({
-  method: 'GET',
-  path: '/v1/user',
-  permission: 'read',
-  handler: async (ctx) => {
-    const userId = actingUserId(ctx);
-    if (userId === null) {
-      ctx.body = { data: { auth_method: 'ANONYMOUS' } };
-      return;
-    }
-    const user = await findUser(deps.pool, userId);
-    if (user === null) throw new HttpError(401, 'user_not_found', 'User not found');
-    // The role the request was just authorized with is confirmed on the user's stream; the read
-    // model may not have caught up with a role change yet (another process applies it).
-    const principal = principalOf(ctx);
-    const role = principal?.kind === 'user' || principal?.kind === 'apiKey' ? principal.role : user.role;
-    ctx.body = { data: { ...userJson(user), role } };
-  },
-});
+const getViewer = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'GET',
+    path: '/v1/user',
+    handler: async ({ ctx }) => {
+      const userId = actingUserId(ctx);
+      if (userId === null) {
+        ctx.body = { data: { auth_method: 'ANONYMOUS' } };
+        return;
+      }
+      const user = await findUser(deps.pool, userId);
+      if (user === null) throw new HttpError(401, 'user_not_found', 'User not found');
+      // The role the request was just authorized with is confirmed on the user's stream; the read
+      // model may not have caught up with a role change yet (another process applies it).
+      const principal = principalOf(ctx);
+      const role = principal?.kind === 'user' || principal?.kind === 'apiKey' ? principal.role : user.role;
+      ctx.body = { data: { ...userJson(user), role } };
+    },
+  });
 
 /** Unknown fields are refused (a `password` meant as `new_password` must not be a silent no-op). */
 const patchViewerBody = z.strictObject({
@@ -102,26 +102,26 @@ const patchViewerBody = z.strictObject({
  * GraphQL `patchViewer`; this is its REST equivalent). A new password ends every session,
  * this browser's included.
  */
-const patchViewer = (deps: AppDeps): RouteDef => ({
-  method: 'PATCH',
-  path: '/v1/user',
-  permission: 'users.self',
-  handler: async (ctx) => {
-    const body = parseBody(ctx, patchViewerBody);
-    const userId = actingUserId(ctx)!;
-    const context = commandContextOf(ctx);
-    if (body.new_password !== undefined && body.current_password === undefined) {
-      throw new HttpError(422, 'invalid_body', 'body.current_password: Required when new_password is given');
-    }
-    const positions: (Position | null)[] = [];
-    if (body.new_password !== undefined) {
-      positions.push(await changeOwnPassword(deps, userId, { current: body.current_password!, next: body.new_password }, context));
-      clearSessionCookies(ctx, cookieOptions(deps.settings.rootPath, deps.settings.auth.secureCookies));
-    }
-    if (body.username !== undefined) positions.push(await changeOwnUsername(deps, userId, body.username, context));
-    await respondWithChangedUser(ctx, deps, userId, latest(positions));
-  },
-});
+const patchViewer = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'PATCH',
+    path: '/v1/user',
+    body: patchViewerBody,
+    handler: async ({ ctx, body }) => {
+      const userId = actingUserId(ctx)!;
+      const context = commandContextOf(ctx);
+      if (body.new_password !== undefined && body.current_password === undefined) {
+        throw new HttpError(422, 'invalid_body', 'body.current_password: Required when new_password is given');
+      }
+      const positions: (Position | null)[] = [];
+      if (body.new_password !== undefined) {
+        positions.push(await changeOwnPassword(deps, userId, { current: body.current_password!, next: body.new_password }, context));
+        clearSessionCookies(ctx, cookieOptions(deps.settings.rootPath, deps.settings.auth.secureCookies));
+      }
+      if (body.username !== undefined) positions.push(await changeOwnUsername(deps, userId, body.username, context));
+      await respondWithChangedUser(ctx, deps, userId, latest(positions));
+    },
+  });
 
 const listQuery = z.object({
   cursor: plainString({ maxLength: 256 }).optional(),
@@ -129,18 +129,19 @@ const listQuery = z.object({
 });
 
 /** `GET /v1/users`: newest first; `cursor` is the id of the first user of the page wanted. */
-const getUsers = (deps: AppDeps): RouteDef => ({
-  method: 'GET',
-  path: '/v1/users',
-  permission: 'users.manage',
-  handler: async (ctx) => {
-    const query = parseQuery(ctx, listQuery);
-    const fromUserId = query.cursor === undefined ? null : fromGlobalId('User', query.cursor);
-    const page = query.cursor !== undefined && fromUserId === null ? null : await listUsers(deps.pool, { fromUserId, limit: query.limit });
-    if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
-    ctx.body = { data: page.users.map(userJson), next_cursor: page.nextUserId === null ? null : userGlobalId(page.nextUserId) };
-  },
-});
+const getUsers = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'GET',
+    path: '/v1/users',
+    query: listQuery,
+    handler: async ({ ctx, query }) => {
+      const fromUserId = query.cursor === undefined ? null : fromGlobalId('User', query.cursor);
+      const page =
+        query.cursor !== undefined && fromUserId === null ? null : await listUsers(deps.pool, { fromUserId, limit: query.limit });
+      if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
+      ctx.body = { data: page.users.map(userJson), next_cursor: page.nextUserId === null ? null : userGlobalId(page.nextUserId) };
+    },
+  });
 
 // Text rules at the edge name the field in a 422; the email's format (a 400, as in the
 // reference) and the password policy are judged further in.
@@ -166,48 +167,48 @@ const createUserBody = z.strictObject({
  * `POST /v1/users`: the new user must choose their own password at first login. Without a
  * password a local user has none usable and signs in after a password reset.
  */
-const postUser = (deps: AppDeps): RouteDef => ({
-  method: 'POST',
-  path: '/v1/users',
-  permission: 'users.manage',
-  handler: async (ctx) => {
-    const { user, send_welcome_email } = parseBody(ctx, createUserBody);
-    if (user.role.trim().toUpperCase() === 'SYSTEM')
-      throw new HttpError(400, 'system_role_forbidden', 'Cannot create users with SYSTEM role');
-    const role = parseAssignableRole(user.role);
-    if (role === null) throw new HttpError(422, 'invalid_body', `body.user.role: must be one of ADMIN, MEMBER, VIEWER`);
-    const local = user.auth_method === 'LOCAL';
-    const passwordHash = local && user.password !== undefined ? await hashPassword(deps, user.password) : null;
-    const userId = newUserId();
-    const email = normaliseEmail(user.email);
-    const result = await createUser(
-      deps.store,
-      {
-        type: 'CreateUser',
-        userId,
-        username: user.username,
-        email,
-        role,
-        authMethod: user.auth_method,
-        passwordHash,
-        passwordNeedsReset: local,
-        oauth2ClientId: user.oauth2_client_id ?? null,
-        oauth2UserId: user.oauth2_user_id ?? null,
-        basicAuthDisabled: deps.settings.auth.disableBasicAuth,
-        now: deps.identity.now().toISOString(),
-      },
-      commandContextOf(ctx),
-    );
-    await respondWithUser(ctx, deps, userId, result.position, 201);
-    const mailer = deps.identity.mailer;
-    if (send_welcome_email && mailer !== null) {
-      // The account exists either way; a mail problem is only worth a log line.
-      await mailer.send(welcomeMail(email, user.username, appUrl(ctx, deps))).catch((error: Error) => {
-        ctx.state.log?.error({ err: { message: error.message } }, 'welcome mail could not be sent');
-      });
-    }
-  },
-});
+const postUser = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'POST',
+    path: '/v1/users',
+    body: createUserBody,
+    handler: async ({ ctx, body: { user, send_welcome_email } }) => {
+      if (user.role.trim().toUpperCase() === 'SYSTEM')
+        throw new HttpError(400, 'system_role_forbidden', 'Cannot create users with SYSTEM role');
+      const role = parseAssignableRole(user.role);
+      if (role === null) throw new HttpError(422, 'invalid_body', `body.user.role: must be one of ADMIN, MEMBER, VIEWER`);
+      const local = user.auth_method === 'LOCAL';
+      const passwordHash = local && user.password !== undefined ? await hashPassword(deps, user.password) : null;
+      const userId = newUserId();
+      const email = normaliseEmail(user.email);
+      const result = await createUser(
+        deps.store,
+        {
+          type: 'CreateUser',
+          userId,
+          username: user.username,
+          email,
+          role,
+          authMethod: user.auth_method,
+          passwordHash,
+          passwordNeedsReset: local,
+          oauth2ClientId: user.oauth2_client_id ?? null,
+          oauth2UserId: user.oauth2_user_id ?? null,
+          basicAuthDisabled: deps.settings.auth.disableBasicAuth,
+          now: deps.identity.now().toISOString(),
+        },
+        commandContextOf(ctx),
+      );
+      await respondWithUser(ctx, deps, userId, result.position, 201);
+      const mailer = deps.identity.mailer;
+      if (send_welcome_email && mailer !== null) {
+        // The account exists either way; a mail problem is only worth a log line.
+        await mailer.send(welcomeMail(email, user.username, appUrl(ctx, deps))).catch((error: Error) => {
+          ctx.state.log?.error({ err: { message: error.message } }, 'welcome mail could not be sent');
+        });
+      }
+    },
+  });
 
 const patchUserBody = z.strictObject({
   username: ruledString(cleanUsername).optional(),
@@ -216,46 +217,49 @@ const patchUserBody = z.strictObject({
 });
 
 /** `PATCH /v1/users/{user_id}`: an admin changes another user's role, username or password. */
-const patchUser = (deps: AppDeps): RouteDef => ({
-  method: 'PATCH',
-  path: '/v1/users/:user_id',
-  permission: 'users.manage',
-  handler: async (ctx) => {
-    const userId = userIdParam(ctx);
-    const body = parseBody(ctx, patchUserBody);
-    const role = body.role === undefined ? undefined : parseAssignableRole(body.role);
-    if (role === null) throw new HttpError(422, 'invalid_body', 'body.role: must be one of ADMIN, MEMBER, VIEWER');
-    const byUserId = actingUserId(ctx);
-    if (body.password !== undefined && byUserId === userId) {
-      throw new HttpError(400, 'own_password', 'Change your own password with PATCH /v1/user, which asks for the current one');
-    }
-    const position = await changeUserByAdmin(
-      deps,
-      userId,
-      { role, username: body.username, password: body.password },
-      byUserId,
-      commandContextOf(ctx),
-    );
-    await respondWithChangedUser(ctx, deps, userId, position);
-  },
-});
+const patchUser = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'PATCH',
+    path: '/v1/users/:user_id',
+    body: patchUserBody,
+    handler: async ({ ctx, body }) => {
+      const userId = userIdParam(ctx);
+      const role = body.role === undefined ? undefined : parseAssignableRole(body.role);
+      if (role === null) throw new HttpError(422, 'invalid_body', 'body.role: must be one of ADMIN, MEMBER, VIEWER');
+      const byUserId = actingUserId(ctx);
+      if (body.password !== undefined && byUserId === userId) {
+        throw new HttpError(400, 'own_password', 'Change your own password with PATCH /v1/user, which asks for the current one');
+      }
+      const position = await changeUserByAdmin(
+        deps,
+        userId,
+        { role, username: body.username, password: body.password },
+        byUserId,
+        commandContextOf(ctx),
+      );
+      await respondWithChangedUser(ctx, deps, userId, position);
+    },
+  });
 
 /** `DELETE /v1/users/{user_id}`: the user's sessions and personal keys end with them. */
-const removeUser = (deps: AppDeps): RouteDef => ({
-  method: 'DELETE',
-  path: '/v1/users/:user_id',
-  permission: 'users.manage',
-  handler: async (ctx) => {
-    await deleteUserAndKeys(deps, userIdParam(ctx), actingUserId(ctx), commandContextOf(ctx));
-    ctx.status = 204;
-  },
-});
+const removeUser = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'DELETE',
+    path: '/v1/users/:user_id',
+    handler: async ({ ctx }) => {
+      await deleteUserAndKeys(deps, userIdParam(ctx), actingUserId(ctx), commandContextOf(ctx));
+      ctx.status = 204;
+    },
+  });
 
-export const userRoutes = (deps: AppDeps): RouteDef[] => [
-  getViewer(deps),
-  patchViewer(deps),
-  getUsers(deps),
-  postUser(deps),
-  patchUser(deps),
-  removeUser(deps),
-];
+export const userRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    getViewer(route, deps),
+    patchViewer(route, deps),
+    getUsers(route, deps),
+    postUser(route, deps),
+    patchUser(route, deps),
+    removeUser(route, deps),
+  ];
+};

@@ -6,9 +6,8 @@ import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { checkField, plainString } from '../../identity/fieldRule.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { userGlobalId } from '../identity/userJson.ts';
 
 /** One request is one event: bounded so the single `secrets` stream grows by reasonable steps. */
@@ -34,52 +33,53 @@ const listQuery = z.object({
   limit: z.coerce.number().int().positive().max(1000).default(100),
 });
 
-export const secretRoutes = (deps: AppDeps): RouteDef[] => [
-  {
-    /** One atomic batch (one event): values are sealed before the event is built and never echoed. */
-    method: 'PUT',
-    path: '/v1/secrets',
-    permission: 'secrets.manage',
-    handler: async (ctx) => {
-      const { secrets } = parseBody(ctx, putBody);
-      secrets.forEach((entry, index) => checkEntry(index, entry));
-      const principal = principalOf(ctx);
-      const result = await replaceSecrets(
-        deps.store,
-        deps.identity.keyring,
-        {
-          entries: secrets,
-          userId: principal === null || principal.kind === 'anonymous' ? null : principal.userId,
-          now: deps.identity.now().toISOString(),
-        },
-        commandContextOf(ctx),
-      );
-      await settle(deps.runner, result.position);
-      const outcome = secretBatchOutcome(secrets);
-      ctx.body = { data: { upserted_keys: outcome.upserted, deleted_keys: outcome.deleted } };
-    },
-  },
-  {
-    /** The settings list: key names, owner and dates, searchable by key or owner; never a value. */
-    method: 'GET',
-    path: '/v1/secrets',
-    permission: 'secrets.manage',
-    handler: async (ctx) => {
-      const query = parseQuery(ctx, listQuery);
-      const page = await listSecrets(deps.pool, {
-        search: query.search?.trim() || null,
-        afterKey: query.cursor ?? null,
-        limit: query.limit,
-      });
-      ctx.body = {
-        data: page.secrets.map((s) => ({
-          key: s.key,
-          owner: s.owner === null ? null : { id: userGlobalId(s.owner.userId), username: s.owner.username, email: s.owner.email },
-          created_at: s.createdAt,
-          updated_at: s.updatedAt,
-        })),
-        next_cursor: page.nextKey,
-      };
-    },
-  },
-];
+export const secretRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      /** One atomic batch (one event): values are sealed before the event is built and never echoed. */
+      method: 'PUT',
+      path: '/v1/secrets',
+      body: putBody,
+      handler: async ({ ctx, body: { secrets }, settle }) => {
+        secrets.forEach((entry, index) => checkEntry(index, entry));
+        const principal = principalOf(ctx);
+        const result = await replaceSecrets(
+          deps.store,
+          deps.identity.keyring,
+          {
+            entries: secrets,
+            userId: principal === null || principal.kind === 'anonymous' ? null : principal.userId,
+            now: deps.identity.now().toISOString(),
+          },
+          commandContextOf(ctx),
+        );
+        await settle(result.position);
+        const outcome = secretBatchOutcome(secrets);
+        ctx.body = { data: { upserted_keys: outcome.upserted, deleted_keys: outcome.deleted } };
+      },
+    }),
+    route({
+      /** The settings list: key names, owner and dates, searchable by key or owner; never a value. */
+      method: 'GET',
+      path: '/v1/secrets',
+      query: listQuery,
+      handler: async ({ ctx, query }) => {
+        const page = await listSecrets(deps.pool, {
+          search: query.search?.trim() || null,
+          afterKey: query.cursor ?? null,
+          limit: query.limit,
+        });
+        ctx.body = {
+          data: page.secrets.map((s) => ({
+            key: s.key,
+            owner: s.owner === null ? null : { id: userGlobalId(s.owner.userId), username: s.owner.username, email: s.owner.email },
+            created_at: s.createdAt,
+            updated_at: s.updatedAt,
+          })),
+          next_cursor: page.nextKey,
+        };
+      },
+    }),
+  ];
+};

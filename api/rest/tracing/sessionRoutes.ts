@@ -14,15 +14,13 @@ import {
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody, parseQuery } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { enumParam, limitParam, single } from '../../http/queryParams.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
 import { costJson } from '../../http/costJson.ts';
-import { tracingRoute } from './tracingRoute.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
 
@@ -86,49 +84,72 @@ const deleteSessions = (deps: AppDeps, ctx: Koa.Context, sessions: readonly Sess
 const listQuery = z.object({ cursor: single, limit: limitParam(100), order: enumParam(['asc', 'desc'], 'asc') });
 const deleteBody = z.object({ session_identifiers: z.array(z.string().refine(withoutNul, 'must not contain NUL characters')).min(1) });
 
-export const sessionRoutes = (deps: AppDeps): RouteDef[] => [
-  tracingRoute('GET', '/v1/projects/:project_identifier/sessions', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const q = parseQuery(ctx, listQuery);
-    const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
-    const traces = await tracesOfSessions(
-      deps.pool,
-      rows.slice(0, q.limit).map((s) => s.id),
-    );
-    const bySession = new Map<number, SessionTraceRow[]>();
-    for (const t of traces) bySession.set(t.session_rowid, [...(bySession.get(t.session_rowid) ?? []), t]);
-    ctx.body = page(rows, q.limit, byRowid('ProjectSession'), (s) => sessionJson(s, bySession.get(s.id) ?? []));
-  }),
+export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier/sessions',
+      query: listQuery,
+      handler: async ({ ctx, query: q }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+        const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
+        const traces = await tracesOfSessions(
+          deps.pool,
+          rows.slice(0, q.limit).map((s) => s.id),
+        );
+        const bySession = new Map<number, SessionTraceRow[]>();
+        for (const t of traces) bySession.set(t.session_rowid, [...(bySession.get(t.session_rowid) ?? []), t]);
+        ctx.body = page(rows, q.limit, byRowid('ProjectSession'), (s) => sessionJson(s, bySession.get(s.id) ?? []));
+      },
+    }),
 
-  tracingRoute('GET', '/v1/sessions/:session_identifier', async (ctx) => {
-    const session = await sessionParam(deps, ctx);
-    ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/sessions/:session_identifier',
+      handler: async ({ ctx }) => {
+        const session = await sessionParam(deps, ctx);
+        ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
+      },
+    }),
 
-  tracingRoute('GET', '/v1/sessions/:session_identifier/turns', async (ctx) => {
-    const session = await sessionParam(deps, ctx);
-    ctx.body = { data: (await sessionTurns(deps.pool, session.id)).map(turnJson) };
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/sessions/:session_identifier/turns',
+      handler: async ({ ctx }) => {
+        const session = await sessionParam(deps, ctx);
+        ctx.body = { data: (await sessionTurns(deps.pool, session.id)).map(turnJson) };
+      },
+    }),
 
-  tracingRoute('DELETE', '/v1/sessions/:session_identifier', async (ctx) => {
-    const session = await sessionParam(deps, ctx);
-    await settle(deps.runner, await deleteSessions(deps, ctx, [session]));
-    ctx.status = 204;
-  }),
+    route({
+      method: 'DELETE',
+      path: '/v1/sessions/:session_identifier',
+      handler: async ({ ctx, settle }) => {
+        const session = await sessionParam(deps, ctx);
+        await settle(await deleteSessions(deps, ctx, [session]));
+        ctx.status = 204;
+      },
+    }),
 
-  tracingRoute('POST', '/v1/sessions/delete', async (ctx) => {
-    const { session_identifiers: identifiers } = parseBody(ctx, deleteBody);
-    const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
-    if (globalIds !== 0 && globalIds !== identifiers.length) {
-      throw new HttpError(
-        422,
-        'mixed_session_identifiers',
-        'body.session_identifiers: use either all GlobalIDs or all session ids, not both',
-      );
-    }
-    // Unknown sessions are skipped, as in Phoenix.
-    const sessions = (await Promise.all(identifiers.map((s) => lookup(deps, s)))).filter((s): s is SessionRow => s !== null);
-    await settle(deps.runner, await deleteSessions(deps, ctx, sessions));
-    ctx.status = 204;
-  }),
-];
+    route({
+      method: 'POST',
+      path: '/v1/sessions/delete',
+      body: deleteBody,
+      handler: async ({ ctx, body: { session_identifiers: identifiers }, settle }) => {
+        const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
+        if (globalIds !== 0 && globalIds !== identifiers.length) {
+          throw new HttpError(
+            422,
+            'mixed_session_identifiers',
+            'body.session_identifiers: use either all GlobalIDs or all session ids, not both',
+          );
+        }
+        // Unknown sessions are skipped, as in Phoenix.
+        const sessions = (await Promise.all(identifiers.map((s) => lookup(deps, s)))).filter((s): s is SessionRow => s !== null);
+        await settle(await deleteSessions(deps, ctx, sessions));
+        ctx.status = 204;
+      },
+    }),
+  ];
+};

@@ -7,14 +7,12 @@ import { filterConditions } from '../../../projections/filters/filterConditions.
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseQuery } from '../../http/parseBody.ts';
+import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
 import { costJson } from '../../http/costJson.ts';
-import { tracingRoute } from './tracingRoute.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
 
@@ -58,59 +56,70 @@ const traceJson = (t: TraceRow, spans: readonly TraceSpanRow[] | null) => ({
   spans: spans === null ? null : spans.map(traceSpanJson),
 });
 
-export const traceRoutes = (deps: AppDeps): RouteDef[] => [
-  tracingRoute('GET', '/v1/projects/:project_identifier/traces', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const q = parseQuery(ctx, listQuery);
-    let sessionIds: readonly number[] | undefined;
-    if (q.session_identifier !== undefined) {
-      const rowids = q.session_identifier.map((s) => rowidOf('ProjectSession', s));
-      sessionIds = await sessionIdsInProject(deps.pool, project.id, {
-        ids: rowids.filter((r): r is number => r !== null),
-        sessionIds: q.session_identifier.filter((_, i) => rowids[i] === null),
-      });
-    }
-    const conditions = filterConditions('trace', q);
-    const rows = await boundedQuery(deps.pool, conditions, (db) =>
-      listTraces(
-        db,
-        {
-          projectId: project.id,
-          sort: q.sort,
-          order: q.order,
-          limit: q.limit,
-          cursor: cursorOf(q.cursor),
-          startTime: q.start_time,
-          endTime: q.end_time,
-          sessionIds,
-        },
-        conditions,
-      ),
-    );
-    const shown = rows.slice(0, q.limit);
-    const spans = q.include_spans
-      ? await spansOfTraces(
-          deps.pool,
-          shown.map((t) => t.id),
-        )
-      : null;
-    const byTrace = new Map<number, TraceSpanRow[]>();
-    for (const s of spans ?? []) byTrace.set(s.trace_rowid, [...(byTrace.get(s.trace_rowid) ?? []), s]);
-    ctx.body = page(rows, q.limit, byRowid('Trace'), (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
-  }),
+export const traceRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier/traces',
+      query: listQuery,
+      handler: async ({ ctx, query: q }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+        let sessionIds: readonly number[] | undefined;
+        if (q.session_identifier !== undefined) {
+          const rowids = q.session_identifier.map((s) => rowidOf('ProjectSession', s));
+          sessionIds = await sessionIdsInProject(deps.pool, project.id, {
+            ids: rowids.filter((r): r is number => r !== null),
+            sessionIds: q.session_identifier.filter((_, i) => rowids[i] === null),
+          });
+        }
+        const conditions = filterConditions('trace', q);
+        const rows = await boundedQuery(deps.pool, conditions, (db) =>
+          listTraces(
+            db,
+            {
+              projectId: project.id,
+              sort: q.sort,
+              order: q.order,
+              limit: q.limit,
+              cursor: cursorOf(q.cursor),
+              startTime: q.start_time,
+              endTime: q.end_time,
+              sessionIds,
+            },
+            conditions,
+          ),
+        );
+        const shown = rows.slice(0, q.limit);
+        const spans = q.include_spans
+          ? await spansOfTraces(
+              deps.pool,
+              shown.map((t) => t.id),
+            )
+          : null;
+        const byTrace = new Map<number, TraceSpanRow[]>();
+        for (const s of spans ?? []) byTrace.set(s.trace_rowid, [...(byTrace.get(s.trace_rowid) ?? []), s]);
+        ctx.body = page(rows, q.limit, byRowid('Trace'), (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
+      },
+    }),
 
-  tracingRoute('DELETE', '/v1/traces/:trace_identifier', async (ctx) => {
-    const raw = String(ctx.params.trace_identifier);
-    const rowid = rowidOf('Trace', raw);
-    const trace = await findTrace(deps.pool, rowid !== null ? { id: rowid } : { traceId: raw.toLowerCase() });
-    if (trace === null) throw new HttpError(404, 'trace_not_found', `Trace not found: ${raw}`);
-    const position = await deleteTelemetry(
-      deps.store,
-      trace.project_name,
-      { type: 'DeleteTraces', projectId: trace.project_id, traceIds: [trace.trace_id] },
-      commandContextOf(ctx),
-    );
-    await settle(deps.runner, position);
-    ctx.status = 204;
-  }),
-];
+    route({
+      method: 'DELETE',
+      path: '/v1/traces/:trace_identifier',
+      handler: async ({ ctx, settle }) => {
+        const raw = String(ctx.params.trace_identifier);
+        const rowid = rowidOf('Trace', raw);
+        const trace = await findTrace(deps.pool, rowid !== null ? { id: rowid } : { traceId: raw.toLowerCase() });
+        if (trace === null) throw new HttpError(404, 'trace_not_found', `Trace not found: ${raw}`);
+        const position = await deleteTelemetry(
+          deps.store,
+          trace.project_name,
+          { type: 'DeleteTraces', projectId: trace.project_id, traceIds: [trace.trace_id] },
+          commandContextOf(ctx),
+        );
+        await settle(position);
+        ctx.status = 204;
+      },
+    }),
+  ];
+};
