@@ -14,8 +14,10 @@ export type Projection = {
   readonly migrations: readonly Migration[];
   readonly apply: (tx: DatabaseTransactionConnection, events: readonly StoredEvent[]) => Promise<void>;
   /**
-   * The event types `apply` reads, when known. Only used while this read model is stopped: a
-   * read-your-writes wait for an event of another type does not fail because of it. Absent: any.
+   * The event types `apply` reads, declared by the read model itself (every read model of
+   * `allProjections.ts` does; test doubles may leave it out: then any). Only used while this read
+   * model is stopped: a read-your-writes wait for an event of another type does not fail because
+   * of it. Missing a type here never skips an event.
    */
   readonly eventTypes?: readonly string[];
 };

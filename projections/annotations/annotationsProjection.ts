@@ -27,6 +27,18 @@ const TELEMETRY_DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDel
  */
 export const annotationsProjection: Projection = {
   name: 'annotations',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: [
+    'AnnotationsRecorded',
+    'AnnotationsDeleted',
+    'AnnotationsRemoved',
+    ...CONFIG_EVENTS,
+    'SpansIngested',
+    ...TELEMETRY_DELETIONS,
+    'ProjectCreated',
+    'ProjectDeleted',
+    'ApiKeyIssued',
+  ],
   tables: [
     'annotation_ids',
     'annotation_project_scope',

@@ -10,6 +10,8 @@ import type { Projection } from '../projection.ts';
  */
 export const apiKeysProjection: Projection = {
   name: 'api_keys',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: ['ApiKeyIssued', 'ApiKeyRevoked', 'UserDeleted'],
   tables: ['api_keys'],
   migrations: [
     {

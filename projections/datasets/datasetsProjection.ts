@@ -2,7 +2,7 @@ import type { Projection } from '../projection.ts';
 import { applyDatasetEvent, applyDatasetVocabularyEvent } from './applyDatasetEvent.ts';
 import { datasetsMigrations } from './datasetsMigrations.ts';
 
-export const DATASET_EVENT_TYPES = [
+const DATASET_EVENT_TYPES = [
   'DatasetCreated',
   'DatasetVersionCreated',
   'DatasetExamplesAdded',
@@ -17,7 +17,7 @@ export const DATASET_EVENT_TYPES = [
   'ExperimentTagRemoved',
   'ExperimentDeleted',
 ] as const;
-export const DATASET_VOCABULARY_EVENT_TYPES = [
+const DATASET_VOCABULARY_EVENT_TYPES = [
   'DatasetLabelCreated',
   'DatasetLabelUpdated',
   'DatasetLabelDeleted',
@@ -33,6 +33,8 @@ const VOCABULARY_EVENTS = new Set<string>(DATASET_VOCABULARY_EVENT_TYPES);
 /** Datasets, their versions and examples (as revisions), labels and splits. */
 export const datasetsProjection: Projection = {
   name: 'datasets',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: [...DATASET_EVENT_TYPES, ...DATASET_VOCABULARY_EVENT_TYPES],
   tables: [
     'dataset_ids',
     'datasets',

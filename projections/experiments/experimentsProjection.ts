@@ -2,7 +2,7 @@ import type { Projection } from '../projection.ts';
 import { applyExperimentEvent } from './applyExperimentEvent.ts';
 import { experimentsMigrations } from './experimentsMigrations.ts';
 
-export const EXPERIMENT_EVENT_TYPES = [
+const EXPERIMENT_EVENT_TYPES = [
   'ExperimentCreated',
   'ExperimentUpdated',
   'ExperimentDeleted',
@@ -15,6 +15,8 @@ const EVENTS = new Set<string>(EXPERIMENT_EVENT_TYPES);
 /** Experiments, the examples each runs over, runs and their evaluations. */
 export const experimentsProjection: Projection = {
   name: 'experiments',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: [...EXPERIMENT_EVENT_TYPES],
   tables: ['experiment_ids', 'experiments', 'experiment_examples', 'experiment_runs', 'experiment_evaluations'],
   migrations: experimentsMigrations,
   apply: async (tx, events) => {

@@ -117,6 +117,20 @@ const applyOne = async (tx: DatabaseTransactionConnection, stored: StoredEvent):
  */
 export const usersProjection: Projection = {
   name: 'users',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: [
+    'UserCreated',
+    'UsernameChanged',
+    'ExternalIdentityLinked',
+    'EmailChanged',
+    'PasswordChanged',
+    'RoleChanged',
+    'UserDeleted',
+    'SessionStarted',
+    'SessionRefreshed',
+    'SessionsRevoked',
+    'PasswordResetRequested',
+  ],
   tables: ['users', 'auth_tokens'],
   migrations: usersMigrations,
   apply: async (tx, events) => {

@@ -19,6 +19,8 @@ const LABEL_EVENTS = new Set<string>(PROMPT_LABEL_EVENT_TYPES);
 /** Prompts, their versions and tags, labels and which prompts carry them. */
 export const promptsProjection: Projection = {
   name: 'prompts',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: [...PROMPT_EVENT_TYPES, ...PROMPT_LABEL_EVENT_TYPES],
   tables: ['prompt_ids', 'prompts', 'prompt_versions', 'prompt_version_tags', 'prompt_labels', 'prompt_label_links'],
   migrations: promptsMigrations,
   apply: async (tx, events) => {

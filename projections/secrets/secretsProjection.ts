@@ -9,6 +9,8 @@ import type { Projection } from '../projection.ts';
  */
 export const secretsProjection: Projection = {
   name: 'secrets',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: ['SecretsReplaced'],
   tables: ['secrets'],
   migrations: [
     {

@@ -60,6 +60,8 @@ const isSpanRun = (run: readonly StoredEvent[]): run is SpanEvent[] => isEventOf
  */
 export const tracingProjection: Projection = {
   name: 'tracing',
+  /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
+  eventTypes: [...SPANS, ...DELETIONS, ...PROJECT_EVENTS, ...PRICE_EVENTS],
   tables: ['tracing_ids', 'projects', 'sessions', 'traces', 'spans', 'model_prices', 'cost_jobs'],
   migrations: tracingMigrations,
   apply: async (tx, events) => {
