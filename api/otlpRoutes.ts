@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { restPermission } from '../domain/access/restPermission.ts';
 import type { Principal } from '../domain/access/principal.ts';
 import { createOtlpHttpMiddleware } from '../ingest/otlpHttp.ts';
 import type { ExportDecoder } from '../ingest/exportDecoder.ts';
@@ -29,7 +30,7 @@ export const otlpRoutes = (deps: AppDeps, otlp: OtlpDeps): RouteDef[] => {
     {
       method: 'POST',
       path: '/v1/traces',
-      permission: 'ingest',
+      permission: restPermission('POST', '/v1/traces'),
       body: 'raw',
       handler: (ctx: Koa.Context) => middleware(ctx, async () => undefined),
     },

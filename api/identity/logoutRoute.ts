@@ -4,7 +4,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf, principalOf } from '../http/commandContextOf.ts';
 import type { RouteDef } from '../http/route.ts';
 import { clearSessionCookies, cookieOptions, readCookie, REFRESH_COOKIE } from './authCookies.ts';
-import { settleAuthChange } from './settleAuthChange.ts';
+import { settleAuthChange } from '../http/settleAuthChange.ts';
 
 /**
  * `GET /auth/logout`: ends every session of the user (all browsers), whoever they are known as

@@ -15,7 +15,7 @@ import { appUrl } from './appUrl.ts';
 import { catchUpWith } from './catchUpWith.ts';
 import { newTokenId } from './newSessionTokens.ts';
 import { passwordResetMail } from './passwordResetMail.ts';
-import { settleAuthChange } from './settleAuthChange.ts';
+import { settleAuthChange } from '../http/settleAuthChange.ts';
 
 const requireBasicAuth = (deps: AppDeps) => {
   if (deps.settings.auth.disableBasicAuth) throw new HttpError(403, 'basic_auth_disabled', 'Forbidden');

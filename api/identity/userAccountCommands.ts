@@ -13,7 +13,7 @@ import { listApiKeys } from '../../projections/apiKeys/apiKeyQueries.ts';
 import { findUser, type UserRow } from '../../projections/identity/userQueries.ts';
 import { readModelPosition } from '../../projections/readModelPosition.ts';
 import type { AppDeps } from '../appDeps.ts';
-import { settleAuthChange } from './settleAuthChange.ts';
+import { settleAuthChange } from '../http/settleAuthChange.ts';
 import { HttpError } from '../http/httpError.ts';
 
 /**

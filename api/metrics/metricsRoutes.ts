@@ -1,3 +1,4 @@
+import { restPermission } from '../../domain/access/restPermission.ts';
 import type { RouteDef } from '../http/route.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -11,7 +12,7 @@ export const metricsRoutes = (metrics: Metrics): RouteDef[] => [
   {
     method: 'GET',
     path: '/metrics',
-    permission: 'read',
+    permission: restPermission('GET', '/metrics'),
     handler: async (ctx) => {
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.registry.metrics();

@@ -6,7 +6,7 @@ import { issueApiKey } from '../../../domain/apiKeys/issueApiKey.ts';
 import { revokeApiKey } from '../../../domain/apiKeys/revokeApiKey.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { settle } from '../../http/settle.ts';
-import { settleAuthChange } from '../../identity/settleAuthChange.ts';
+import { settleAuthChange } from '../../http/settleAuthChange.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { apiKeyOf } from '../identityMappers.ts';

@@ -13,7 +13,7 @@ import { findUser, listUsers } from '../../../projections/identity/userQueries.t
 import type { AppDeps } from '../../appDeps.ts';
 import { appUrl } from '../../identity/appUrl.ts';
 import { clearSessionCookies, cookieOptions } from '../../identity/authCookies.ts';
-import { plainString, ruledString } from '../../identity/fieldRule.ts';
+import { plainString, ruledString } from '../../http/fieldRule.ts';
 import { welcomeMail } from '../../identity/passwordResetMail.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { fromGlobalId } from '../../http/globalId.ts';

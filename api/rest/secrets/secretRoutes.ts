@@ -4,7 +4,7 @@ import { replaceSecrets } from '../../../domain/secrets/replaceSecrets.ts';
 import { cleanSecretKey, cleanSecretValue } from '../../../domain/secrets/secretKey.ts';
 import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { checkField, plainString } from '../../identity/fieldRule.ts';
+import { checkField, plainString } from '../../http/fieldRule.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
 import { textProblem, type TextRule } from '../../domain/identity/textRule.ts';
-import { HttpError } from '../http/httpError.ts';
+import { HttpError } from './httpError.ts';
 
 /**
  * A string field checked by a domain rule at the edge, so a rule break is a 422 naming the field
