@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { changeExperiment, recordExperimentRun } from '../../../domain/experiments/recordExperiment.ts';
+import { createExperiment } from '../../../domain/experiments/createExperiment.ts';
+import { recordExperimentRun } from '../../../domain/experiments/recordExperiment.ts';
 import type { Position } from '../../../domain/eventstore/types.ts';
 import { exampleVariables, playgroundOutput } from '../../../domain/playground/playgroundExperiment.ts';
 import { PLAYGROUND_PROJECT } from '../../../domain/playground/playgroundSpan.ts';
-import { ensureProject } from '../../../domain/projects/ensureProject.ts';
 import type { JsonObject, JsonValue } from '../../../domain/tracing/jsonValue.ts';
 import { examplesAtVersion, findDataset, findDatasetVersion } from '../../../projections/datasets/datasetQueries.ts';
 import { findExperiment } from '../../../projections/experiments/experimentQueries.ts';
@@ -12,10 +12,9 @@ import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody } from '../../http/parseBody.ts';
+import type { Route } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
-import { httpErrorOf } from '../../http/httpErrorOf.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
 import { experimentJson } from '../experiments/experimentJson.ts';
@@ -65,17 +64,6 @@ const versionOf = async (deps: AppDeps, datasetId: string, datasetName: string, 
   return version;
 };
 
-/** Runs a command and waits for the read models, as the experiments routes do (domain refusals become 4xx). */
-const settled = async <R extends { readonly position: Position | null }>(deps: AppDeps, command: () => Promise<R>): Promise<R> => {
-  try {
-    const result = await command();
-    await settle(deps.runner, result.position);
-    return result;
-  } catch (error) {
-    throw httpErrorOf(error);
-  }
-};
-
 /**
  * `POST /v1/playground/experiments`: the prompt over every example of a dataset version, as an
  * experiment of that version with one run per example. The examples' inputs fill the template
@@ -86,148 +74,144 @@ const settled = async <R extends { readonly position: Position | null }>(deps: A
  * finishes, then `done`. Closing the stream stops the examples not yet started; the experiment
  * keeps what was recorded (its missing runs show as such).
  */
-export const playgroundExperimentRoute = (deps: AppDeps): RouteDef => ({
-  method: 'POST',
-  path: '/v1/playground/experiments',
-  permission: 'write',
-  handler: async (ctx) => {
-    const b = parseBody(ctx, body);
-    const {
-      dataset_id: datasetRaw,
-      dataset_version_id: versionRaw,
-      variable_mapping: mapping,
-      concurrency,
-      experiment_name: experimentName,
-      experiment_description: description,
-      ...run
-    } = b;
-    const dataset = await datasetOf(deps, datasetRaw);
-    const version = await versionOf(deps, dataset.dataset_id, dataset.name, versionRaw);
-    const prepared = await prepareRun(deps, run, playgroundAccess(ctx));
-    const spec = prepared.spec;
-    const used = specVariables(spec);
-    const unknown = Object.keys(mapping).filter((name) => !used.includes(name));
-    if (unknown.length > 0)
-      throw invalid(
-        'invalid_variable_mapping',
-        `body.variable_mapping: the template has no variable ${unknown.map((n) => JSON.stringify(n)).join(', ')}${used.length > 0 ? ` (it has ${used.map((n) => JSON.stringify(n)).join(', ')})` : ''}`,
-      );
-    const examples = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id });
-    if (examples.length === 0)
-      throw invalid('dataset_version_empty', `body.dataset_version_id: this version of ${shown(dataset.name)} has no examples to run`);
+export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef =>
+  route({
+    method: 'POST',
+    path: '/v1/playground/experiments',
+    body,
+    handler: async ({ ctx, body: b, command }) => {
+      const {
+        dataset_id: datasetRaw,
+        dataset_version_id: versionRaw,
+        variable_mapping: mapping,
+        concurrency,
+        experiment_name: experimentName,
+        experiment_description: description,
+        ...run
+      } = b;
+      const dataset = await datasetOf(deps, datasetRaw);
+      const version = await versionOf(deps, dataset.dataset_id, dataset.name, versionRaw);
+      const prepared = await prepareRun(deps, run, playgroundAccess(ctx));
+      const spec = prepared.spec;
+      const used = specVariables(spec);
+      const unknown = Object.keys(mapping).filter((name) => !used.includes(name));
+      if (unknown.length > 0)
+        throw invalid(
+          'invalid_variable_mapping',
+          `body.variable_mapping: the template has no variable ${unknown.map((n) => JSON.stringify(n)).join(', ')}${used.length > 0 ? ` (it has ${used.map((n) => JSON.stringify(n)).join(', ')})` : ''}`,
+        );
+      const examples = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id });
+      if (examples.length === 0)
+        throw invalid('dataset_version_empty', `body.dataset_version_id: this version of ${shown(dataset.name)} has no examples to run`);
 
-    const context = commandContextOf(ctx);
-    // The runs' traces go to the playground project, with every other playground run.
-    await settled(deps, async () => ({ position: (await ensureProject(deps.store, PLAYGROUND_PROJECT, context)).created }));
-    const experimentId = randomUUID();
-    await settled(deps, () =>
-      changeExperiment(
-        deps.store,
-        {
-          type: 'CreateExperiment',
-          experimentId,
-          datasetId: dataset.dataset_id,
-          versionId: version.version_id,
-          name: experimentName ?? `playground-${spec.model_name.slice(0, 40)}-${randomBytes(3).toString('hex')}`,
-          description: description ?? null,
-          metadata: {
-            source: 'playground',
-            provider: spec.provider,
-            model_name: spec.model_name,
-            ...(run.prompt_version_id !== undefined ? { prompt_version_id: run.prompt_version_id } : {}),
-            template_format: spec.template_format,
-            invocation_parameters: spec.invocation_parameters as JsonObject,
-            variable_mapping: mapping,
-          } as JsonObject,
-          repetitions: 1,
-          projectName: PLAYGROUND_PROJECT,
-          exampleIds: examples.map((e) => e.example_id),
-        },
-        context,
-      ),
-    );
-    const experiment = await findExperiment(deps.pool, { experimentId });
-    if (experiment === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${experimentId} not found`);
-
-    const out = openEventStream(ctx);
-    const closed = new AbortController();
-    ctx.res.on('close', () => closed.abort());
-    sse(out, { type: 'experiment', experiment: experimentJson(experiment), example_count: examples.length });
-
-    let last: Position | null = null;
-    let succeeded = 0;
-    let failed = 0;
-    const runOne = async (index: number): Promise<void> => {
-      const example = examples[index]!;
-      const variables = exampleVariables(example.input, mapping, used, spec.variables);
-      const rendered = renderMessages(spec, variables);
-      const started = Date.now();
-      const result =
-        'problem' in rendered
-          ? null
-          : await callAndRecord(deps, prepared, { messages: rendered.messages, variables }, context, { cancelled: closed.signal });
-      const error = 'problem' in rendered ? `example input does not fill the template: ${rendered.problem}` : result!.error;
-      const output: JsonValue = result === null || result.error !== null ? null : playgroundOutput(result.text, result.toolCalls);
-      const traceId = result?.recorded ? result.traceId : null;
-      let runError: string | null = null;
-      try {
-        const recorded = await recordExperimentRun(
+      const context = commandContextOf(ctx);
+      const { experimentId } = await command(() =>
+        createExperiment(
           deps.store,
           {
-            experimentId,
-            exampleId: example.example_id,
-            repetition: 1,
-            output,
-            startTime: new Date(result?.startMs ?? started).toISOString(),
-            endTime: new Date(result?.endMs ?? started).toISOString(),
-            traceId,
-            error,
+            datasetId: dataset.dataset_id,
+            versionId: version.version_id,
+            name: experimentName ?? `playground-${spec.model_name.slice(0, 40)}-${randomBytes(3).toString('hex')}`,
+            description: description ?? null,
+            metadata: {
+              source: 'playground',
+              provider: spec.provider,
+              model_name: spec.model_name,
+              ...(run.prompt_version_id !== undefined ? { prompt_version_id: run.prompt_version_id } : {}),
+              template_format: spec.template_format,
+              invocation_parameters: spec.invocation_parameters as JsonObject,
+              variable_mapping: mapping,
+            } as JsonObject,
+            repetitions: 1,
+            // The runs' traces go to the playground project, with every other playground run.
+            projectName: PLAYGROUND_PROJECT,
+            exampleIds: examples.map((e) => e.example_id),
           },
           context,
-        );
-        if (recorded.position !== null) last = recorded.position;
-      } catch (e) {
-        deps.logger.error({ err: e, requestId: context.requestId }, 'playground experiment run could not be recorded');
-        runError = 'The run finished but could not be recorded in the experiment';
-      }
-      if (error === null && runError === null) succeeded++;
-      else failed++;
-      sse(out, {
-        type: 'run',
-        index,
-        example_id: toGlobalId('DatasetExample', String(example.id)),
-        input: example.input as JsonValue,
-        output,
-        error: runError ?? error,
-        latency_ms: result === null ? 0 : result.endMs - result.startMs,
-        prompt_tokens: result?.usage?.prompt ?? null,
-        completion_tokens: result?.usage?.completion ?? null,
-        total_tokens: result?.usage?.total ?? null,
-        trace_id: traceId,
-      });
-    };
+        ),
+      );
+      const experiment = await findExperiment(deps.pool, { experimentId });
+      if (experiment === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${experimentId} not found`);
 
-    // Not awaited: the stream is the answer; a few workers take the examples in order.
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < examples.length && !closed.signal.aborted) await runOne(next++);
-    };
-    Promise.all(Array.from({ length: Math.min(concurrency, examples.length) }, worker))
-      .then(async () => {
-        // The experiment page (and a reload of this one) sees every recorded run.
-        await settle(deps.runner, last);
-        const now = await findExperiment(deps.pool, { experimentId });
-        sse(out, { type: 'done', succeeded, failed, experiment: now === null ? null : experimentJson(now) });
-        out.end();
-      })
-      .catch((e: unknown) => {
-        deps.logger.error({ err: e, requestId: ctx.state.requestId }, 'playground experiment failed');
+      const out = openEventStream(ctx);
+      const closed = new AbortController();
+      ctx.res.on('close', () => closed.abort());
+      sse(out, { type: 'experiment', experiment: experimentJson(experiment), example_count: examples.length });
+
+      let last: Position | null = null;
+      let succeeded = 0;
+      let failed = 0;
+      const runOne = async (index: number): Promise<void> => {
+        const example = examples[index]!;
+        const variables = exampleVariables(example.input, mapping, used, spec.variables);
+        const rendered = renderMessages(spec, variables);
+        const started = Date.now();
+        const result =
+          'problem' in rendered
+            ? null
+            : await callAndRecord(deps, prepared, { messages: rendered.messages, variables }, context, { cancelled: closed.signal });
+        const error = 'problem' in rendered ? `example input does not fill the template: ${rendered.problem}` : result!.error;
+        const output: JsonValue = result === null || result.error !== null ? null : playgroundOutput(result.text, result.toolCalls);
+        const traceId = result?.recorded ? result.traceId : null;
+        let runError: string | null = null;
+        try {
+          const recorded = await recordExperimentRun(
+            deps.store,
+            {
+              experimentId,
+              exampleId: example.example_id,
+              repetition: 1,
+              output,
+              startTime: new Date(result?.startMs ?? started).toISOString(),
+              endTime: new Date(result?.endMs ?? started).toISOString(),
+              traceId,
+              error,
+            },
+            context,
+          );
+          if (recorded.position !== null) last = recorded.position;
+        } catch (e) {
+          deps.logger.error({ err: e, requestId: context.requestId }, 'playground experiment run could not be recorded');
+          runError = 'The run finished but could not be recorded in the experiment';
+        }
+        if (error === null && runError === null) succeeded++;
+        else failed++;
         sse(out, {
-          type: 'error',
-          code: 'experiment_failed',
-          message: 'The experiment stopped unexpectedly; the runs recorded so far are kept',
+          type: 'run',
+          index,
+          example_id: toGlobalId('DatasetExample', String(example.id)),
+          input: example.input as JsonValue,
+          output,
+          error: runError ?? error,
+          latency_ms: result === null ? 0 : result.endMs - result.startMs,
+          prompt_tokens: result?.usage?.prompt ?? null,
+          completion_tokens: result?.usage?.completion ?? null,
+          total_tokens: result?.usage?.total ?? null,
+          trace_id: traceId,
         });
-        out.end();
-      });
-  },
-});
+      };
+
+      // Not awaited: the stream is the answer; a few workers take the examples in order.
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < examples.length && !closed.signal.aborted) await runOne(next++);
+      };
+      Promise.all(Array.from({ length: Math.min(concurrency, examples.length) }, worker))
+        .then(async () => {
+          // The experiment page (and a reload of this one) sees every recorded run.
+          await settle(deps.runner, last);
+          const now = await findExperiment(deps.pool, { experimentId });
+          sse(out, { type: 'done', succeeded, failed, experiment: now === null ? null : experimentJson(now) });
+          out.end();
+        })
+        .catch((e: unknown) => {
+          deps.logger.error({ err: e, requestId: ctx.state.requestId }, 'playground experiment failed');
+          sse(out, {
+            type: 'error',
+            code: 'experiment_failed',
+            message: 'The experiment stopped unexpectedly; the runs recorded so far are kept',
+          });
+          out.end();
+        });
+    },
+  });
