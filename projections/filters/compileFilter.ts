@@ -59,36 +59,37 @@ const spanColumns = (a: string): Record<string, { type: ValueType; sql: Fragment
   };
 };
 
-const traceColumns: Record<string, { type: ValueType; sql: FragmentSqlToken }> = {
-  trace_id: { type: 'text', sql: sql.fragment`t.trace_id` },
-  start_time: { type: 'time', sql: sql.fragment`t.start_time` },
-  end_time: { type: 'time', sql: sql.fragment`t.end_time` },
-  latency_ms: { type: 'number', sql: sql.fragment`(extract(epoch FROM t.end_time - t.start_time) * 1000)` },
-  span_count: { type: 'number', sql: sql.fragment`t.span_count` },
-  error_count: { type: 'number', sql: sql.fragment`t.error_count` },
-  prompt_tokens: { type: 'number', sql: sql.fragment`t.token_count_prompt` },
-  completion_tokens: { type: 'number', sql: sql.fragment`t.token_count_completion` },
-  total_tokens: { type: 'number', sql: sql.fragment`(t.token_count_prompt + t.token_count_completion)` },
-  cost: { type: 'number', sql: sql.fragment`t.cost_total` },
-  'cost.total': { type: 'number', sql: sql.fragment`t.cost_total` },
-  'cost.prompt': { type: 'number', sql: sql.fragment`t.cost_prompt` },
-  'cost.completion': { type: 'number', sql: sql.fragment`t.cost_completion` },
+type Columns = Record<string, { type: ValueType; sql: FragmentSqlToken }>;
+
+/** What traces and sessions both aggregate, on the table aliased `a` (same column names in both). */
+const aggregateColumns = (a: 't' | 's'): Columns => {
+  const col = (name: string) => sql.identifier([a, name]);
+  return {
+    start_time: { type: 'time', sql: sql.fragment`${col('start_time')}` },
+    end_time: { type: 'time', sql: sql.fragment`${col('end_time')}` },
+    latency_ms: { type: 'number', sql: sql.fragment`(extract(epoch FROM ${col('end_time')} - ${col('start_time')}) * 1000)` },
+    prompt_tokens: { type: 'number', sql: sql.fragment`${col('token_count_prompt')}` },
+    completion_tokens: { type: 'number', sql: sql.fragment`${col('token_count_completion')}` },
+    total_tokens: { type: 'number', sql: sql.fragment`(${col('token_count_prompt')} + ${col('token_count_completion')})` },
+    cost: { type: 'number', sql: sql.fragment`${col('cost_total')}` },
+    'cost.total': { type: 'number', sql: sql.fragment`${col('cost_total')}` },
+    'cost.prompt': { type: 'number', sql: sql.fragment`${col('cost_prompt')}` },
+    'cost.completion': { type: 'number', sql: sql.fragment`${col('cost_completion')}` },
+  };
 };
 
-const sessionColumns: Record<string, { type: ValueType; sql: FragmentSqlToken }> = {
+const traceColumns: Columns = {
+  trace_id: { type: 'text', sql: sql.fragment`t.trace_id` },
+  span_count: { type: 'number', sql: sql.fragment`t.span_count` },
+  error_count: { type: 'number', sql: sql.fragment`t.error_count` },
+  ...aggregateColumns('t'),
+};
+
+const sessionColumns: Columns = {
   session_id: { type: 'text', sql: sql.fragment`s.session_id` },
-  start_time: { type: 'time', sql: sql.fragment`s.start_time` },
-  end_time: { type: 'time', sql: sql.fragment`s.end_time` },
-  latency_ms: { type: 'number', sql: sql.fragment`(extract(epoch FROM s.end_time - s.start_time) * 1000)` },
   trace_count: { type: 'number', sql: sql.fragment`s.trace_count` },
   num_traces: { type: 'number', sql: sql.fragment`s.trace_count` },
-  prompt_tokens: { type: 'number', sql: sql.fragment`s.token_count_prompt` },
-  completion_tokens: { type: 'number', sql: sql.fragment`s.token_count_completion` },
-  total_tokens: { type: 'number', sql: sql.fragment`(s.token_count_prompt + s.token_count_completion)` },
-  cost: { type: 'number', sql: sql.fragment`s.cost_total` },
-  'cost.total': { type: 'number', sql: sql.fragment`s.cost_total` },
-  'cost.prompt': { type: 'number', sql: sql.fragment`s.cost_prompt` },
-  'cost.completion': { type: 'number', sql: sql.fragment`s.cost_completion` },
+  ...aggregateColumns('s'),
 };
 
 /** The fields each subject knows by name (for errors and the UI's completion). */
