@@ -36,6 +36,31 @@ test.before(async (ctx) => {
   // A span id that reads as a number ("1e99"): links and the URL must keep it as text
   ctx.turns[3]![2]!.spanId = '0000000000001e99';
   await exportSpans(ctx.server, 'support-bot', ctx.turns.flat());
+  // An evaluator's relevance verdict on each document turn 1 retrieved
+  const retriever = ctx.turns[1]!.find((span) => span.name === 'retrieve_docs')!;
+  const judged = await fetch(ctx.server.href('/v1/document_annotations?sync=true'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      data: [
+        {
+          span_id: retriever.spanId,
+          document_position: 0,
+          name: 'relevance',
+          annotator_kind: 'LLM',
+          result: { label: 'relevant', score: 1 },
+        },
+        {
+          span_id: retriever.spanId,
+          document_position: 1,
+          name: 'relevance',
+          annotator_kind: 'LLM',
+          result: { label: 'unrelated', score: 0 },
+        },
+      ],
+    }),
+  });
+  if (!judged.ok) throw new Error(`document annotations refused: ${judged.status} ${await judged.text()}`);
   ctx.hostile = hostileTrace(now - 60_000);
   await exportSpans(ctx.server, 'sandbox', ctx.hostile);
 });
@@ -103,7 +128,13 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   // When the LLM span is selected
   await page.locator('[role="treeitem"]', { hasText: 'ChatCompletion' }).click();
   await page.getByTestId('span-name').getByText('ChatCompletion').waitFor();
-  // Then its messages show as a chat, with the tool call it asked for
+  // Then its invocation parameters and its token split show beside the messages
+  assert.match(await text(page.getByTestId('invocation-parameters')), /temperature\s*0\.2[\s\S]*max_tokens\s*512/);
+  assert.match(
+    await text(page.getByTestId('token-split')),
+    /Prompt\s*251\s*Cached \(read\)\s*200\s*Completion\s*80\s*Reasoning\s*24\s*Total\s*331/,
+  );
+  // And its messages show as a chat, with the tool call it asked for
   await page.getByTestId('chat-message').first().waitFor();
   const roles = await page.getByTestId('chat-message').evaluateAll((els) => els.map((e) => e.getAttribute('data-role')));
   assert.equal(roles, ['system', 'user', 'assistant']);
@@ -116,6 +147,10 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   await page.getByTestId('document').first().waitFor();
   assert.is(await page.getByTestId('document').count(), 2);
   assert.match(await text(page.getByTestId('document').first()), /score 0\.920/);
+  // ...each with its relevance annotation
+  assert.match(await text(page.getByTestId('document').nth(0).getByTestId('document-annotations')), /relevance\s*relevant/);
+  assert.match(await text(page.getByTestId('document').nth(1).getByTestId('document-annotations')), /relevance\s*unrelated/);
+  await screenshot(page, 'tracing-documents');
 
   // And the attributes tab shows the attribute tree
   await page.getByRole('button', { name: 'Attributes' }).click();

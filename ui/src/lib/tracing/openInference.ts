@@ -103,3 +103,51 @@ export const llmInfo = (attributes: Obj): { model: string | null; provider: stri
     invocationParameters: typeof params === 'string' ? params : params === undefined ? null : JSON.stringify(params),
   };
 };
+
+/** Invocation parameters as name/value pairs (temperature, max_tokens, ...), values as text. */
+export const invocationParameters = (attributes: Obj): { name: string; value: string }[] => {
+  let params: unknown = obj(attributes.llm).invocation_parameters;
+  if (typeof params === 'string') {
+    try {
+      params = JSON.parse(params);
+    } catch {
+      return params === '' ? [] : [{ name: 'parameters', value: params as string }];
+    }
+  }
+  return Object.entries(obj(params)).map(([name, value]) => ({
+    name,
+    value: str(value) ?? (value === null ? 'null' : JSON.stringify(value)),
+  }));
+};
+
+export type TokenSplit = {
+  readonly prompt: number | null;
+  readonly completion: number | null;
+  readonly total: number | null;
+  /** Prompt tokens read from the provider's cache. */
+  readonly cacheRead: number | null;
+  /** Prompt tokens written to the provider's cache. */
+  readonly cacheWrite: number | null;
+  /** Completion tokens spent reasoning. */
+  readonly reasoning: number | null;
+};
+
+const count = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : null;
+
+/** The LLM call's tokens as OpenInference splits them (`llm.token_count.*`). */
+export const tokenSplit = (attributes: Obj): TokenSplit => {
+  const tokens = obj(obj(attributes.llm).token_count);
+  return {
+    prompt: count(tokens.prompt),
+    completion: count(tokens.completion),
+    total: count(tokens.total),
+    cacheRead: count(at(tokens, 'prompt_details.cache_read')),
+    cacheWrite: count(at(tokens, 'prompt_details.cache_write')),
+    reasoning: count(at(tokens, 'completion_details.reasoning')),
+  };
+};

@@ -232,6 +232,7 @@ const SPAN = `
         input { value mimeType } output { value mimeType }
         attributes
         events { name timestamp message attributes }
+        documentAnnotations { name label score explanation annotatorKind documentPosition }
       }
     }
   }`;

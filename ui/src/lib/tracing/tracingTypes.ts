@@ -122,6 +122,18 @@ export type SpanDetail = {
   /** Nested attributes (parsed from the JSON document the server sends). */
   readonly attributes: Record<string, unknown>;
   readonly events: readonly SpanEvent[];
+  /** Annotations on its retrieved documents (relevance and the like), each naming its document's position. */
+  readonly documentAnnotations: readonly DocumentAnnotation[];
+};
+
+export type DocumentAnnotation = {
+  readonly name: string;
+  readonly label: string | null;
+  readonly score: number | null;
+  readonly explanation: string | null;
+  readonly annotatorKind: 'HUMAN' | 'LLM' | 'CODE';
+  /** 0-based, in `retrieval.documents`. */
+  readonly documentPosition: number | null;
 };
 
 export type SessionTurn = {
