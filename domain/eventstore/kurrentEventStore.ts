@@ -409,7 +409,12 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
       if (!first || (through && comparePosition(first.event.position, through) > 0)) return { events: 0, oldestRecordedAt: null };
       const last = through ?? (await newest())?.position ?? first.event.position;
       const estimate = 1 + Math.round(Number(last.tx - first.event.position.tx) / meanRecordBytes);
-      return { events: Math.min(cap, Math.max(1, estimate)), oldestRecordedAt: first.created };
+      // The client reports `created` in whole seconds: an age up to a second too old would close
+      // the ingest gate early. The command's own time (ms) is later than that for an event written
+      // now; a copied event keeps its old command time, and then `created` (the copy's) is later.
+      const commanded = Date.parse(first.event.metadata.time);
+      const recorded = Number.isNaN(commanded) ? first.created.getTime() : Math.max(commanded, first.created.getTime());
+      return { events: Math.min(cap, Math.max(1, estimate)), oldestRecordedAt: new Date(recorded) };
     },
   };
 
