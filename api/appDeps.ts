@@ -3,6 +3,9 @@ import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
+import type { ExportDecoder } from '../ingest/exportDecoder.ts';
+import type { IngestBudget } from '../ingest/ingestBudget.ts';
+import type { BodyPace } from '../ingest/readBody.ts';
 import type { LagMonitor } from '../projections/projectionLag.ts';
 import type { ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { AuthSettings } from './identity/authSettings.ts';
@@ -20,6 +23,18 @@ export type AppSettings = {
   readonly auth: AuthSettings;
 };
 
+/**
+ * What every request that brings spans goes through, whichever route it takes (OTLP/HTTP,
+ * `POST /v1/projects/{id}/spans`; gRPC gets the same budget and decoder): one in-flight budget
+ * with the projection-lag gate in front of it, one decoder (large bodies off the main thread),
+ * one pace a body must arrive at.
+ */
+export type SpanIngest = {
+  readonly budget: IngestBudget;
+  readonly decoder: ExportDecoder;
+  readonly pace: BodyPace;
+};
+
 /** Everything the app needs, passed in: no module-level singletons, so tests build servers in-process. */
 export type AppDeps = {
   readonly store: EventStore;
@@ -31,6 +46,7 @@ export type AppDeps = {
   readonly authenticate: (ctx: Koa.Context) => Promise<Principal | null>;
   /** Auth state, password hashing, tokens, mail and secret sealing for the identity routes. */
   readonly identity: IdentityServices;
+  readonly spanIngest: SpanIngest;
   /** Set by the server on SIGTERM so /readyz answers 503 while in-flight requests finish. */
   readonly isDraining: () => boolean;
   /** Prometheus metrics (the server sets them; tests may leave them out). */

@@ -4,11 +4,10 @@
  * when asked, so that no single message takes the main thread long to deserialize.
  */
 import { parentPort } from 'node:worker_threads';
-import { decodeAndRoute, type DecodeJob, type WorkerReply, type WorkerRequest } from './decodeJob.ts';
-import type { RoutedSpans } from './routeSpans.ts';
+import { decodeAndRoute, type DecodedSpans, type DecodeJob, type WorkerReply, type WorkerRequest } from './decodeJob.ts';
 
 const port = parentPort!;
-const results = new Map<number, RoutedSpans>();
+const results = new Map<number, DecodedSpans>();
 
 const reply = (message: WorkerReply) => port.postMessage(message);
 
@@ -23,6 +22,7 @@ const decode = (id: number, job: DecodeJob) => {
       acceptedSpans: routed.acceptedSpans,
       rejectedSpans: routed.rejectedSpans,
       errorMessage: routed.errorMessage,
+      ...(routed.phoenix ? { phoenix: routed.phoenix } : {}),
     });
   } catch (e) {
     const error = e as Error & { code?: unknown; headers?: unknown; expose?: unknown };

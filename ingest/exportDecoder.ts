@@ -1,18 +1,18 @@
 import { Worker } from 'node:worker_threads';
-import { decodeAndRoute, type DecodeJob, type WorkerReply, type WorkerRequest } from './decodeJob.ts';
+import { decodeAndRoute, type DecodedSpans, type DecodeJob, type WorkerReply, type WorkerRequest } from './decodeJob.ts';
 import { IngestError, type IngestErrorCode } from './ingestError.ts';
-import type { RoutedSpans } from './routeSpans.ts';
 
 /**
- * Decodes and routes OTLP export bodies. A large body is decoded in a worker thread: protobuf or
- * JSON decoding of 50,000 spans takes over a second of CPU, and on the main thread that second
+ * Decodes and routes OTLP export bodies and Phoenix span JSON (`POST /v1/projects/{id}/spans`).
+ * A large body is decoded in a worker thread: protobuf or JSON decoding of 50,000 spans takes over
+ * a second of CPU (parsing and validating them as Phoenix JSON, about four), and on the main thread that second
  * would be one task during which /healthz, other requests and the projections wait. The result
  * comes back in slices the main thread asks for one at a time, so deserializing it is cut into
  * short tasks too. Small bodies are decoded inline: for them the round trip costs more than it saves.
  */
 export type ExportDecoder = {
   /** Takes ownership of `job.body` (its memory may be moved to the worker). */
-  decode(job: DecodeJob): Promise<RoutedSpans>;
+  decode(job: DecodeJob): Promise<DecodedSpans>;
   /** Stops the workers; later decodes start new ones. */
   close(): Promise<void>;
 };
@@ -127,7 +127,7 @@ export const createExportDecoder = (options: ExportDecoderOptions): ExportDecode
       handle.worker.postMessage(message, transfer);
     });
 
-  const offThread = async (job: DecodeJob): Promise<RoutedSpans> => {
+  const offThread = async (job: DecodeJob): Promise<DecodedSpans> => {
     const handle = pick();
     const id = nextId++;
     if (handle.jobs++ === 0) handle.worker.ref();
@@ -146,7 +146,7 @@ export const createExportDecoder = (options: ExportDecoderOptions): ExportDecode
         }
         return all;
       };
-      const batches: RoutedSpans['batches'][number][] = [];
+      const batches: DecodedSpans['batches'][number][] = [];
       for (const [i, b] of routed.batches.entries()) {
         batches.push({
           projectName: b.projectName,
@@ -154,7 +154,8 @@ export const createExportDecoder = (options: ExportDecoderOptions): ExportDecode
           spans: await pull(i, 'spans', b.spans),
         });
       }
-      return { batches, acceptedSpans: routed.acceptedSpans, rejectedSpans: routed.rejectedSpans, errorMessage: routed.errorMessage };
+      const { acceptedSpans, rejectedSpans, errorMessage, phoenix } = routed;
+      return { batches, acceptedSpans, rejectedSpans, errorMessage, ...(phoenix ? { phoenix } : {}) };
     } finally {
       if (--handle.jobs === 0) handle.worker.unref();
       if (handles.includes(handle)) handle.worker.postMessage({ kind: 'drop', id } satisfies WorkerRequest);

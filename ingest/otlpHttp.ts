@@ -1,6 +1,5 @@
 import type { Context, Middleware } from 'koa';
 import { DomainError } from '../domain/errors.ts';
-import { serverBusy } from './busy.ts';
 import { decodeAndRoute, type OtlpFormat } from './decodeJob.ts';
 import { contentEncodingOf } from './decompress.ts';
 import type { ExportDecoder } from './exportDecoder.ts';
@@ -9,9 +8,10 @@ import type { IngestBudget } from './ingestBudget.ts';
 import { IngestError } from './ingestError.ts';
 import { encodeOtlpJsonResponse } from './otlpJson.ts';
 import { encodeOtlpProtobufResponse } from './otlpProtobuf.ts';
-import { bodyTooLarge, readBody, type BodyPace } from './readBody.ts';
+import { bodyTooLarge, type BodyPace } from './readBody.ts';
 import { PROJECT_NAME_HEADER } from './routeSpans.ts';
 import type { SpanSink } from './spanSink.ts';
+import { withAdmittedBody } from './withAdmittedBody.ts';
 
 export type OtlpHttpOptions<P> = {
   readonly sink: SpanSink<P>;
@@ -75,7 +75,6 @@ export const createOtlpHttpMiddleware = <P = unknown>(options: OtlpHttpOptions<P
   const max = options.maxRequestBytes;
   const decoder = options.decoder ?? inlineDecoder;
   const pace = options.pace ?? DEFAULT_BODY_PACE;
-  const busy = () => serverBusy(options.budget);
   return async (ctx) => {
     const format = formatOf(ctx.get('content-type'));
     const encoding = contentEncodingOf(ctx.get('content-encoding') || undefined);
@@ -83,15 +82,7 @@ export const createOtlpHttpMiddleware = <P = unknown>(options: OtlpHttpOptions<P
     if (declared !== undefined && declared > max) throw bodyTooLarge(max);
     if (ctx.req.readableEnded) throw new Error('the OTLP request body was already consumed: mount the OTLP route before any body parser');
 
-    // Held before a byte of the body is read while the read models catch up (lagGate.ts): the
-    // exporter waits instead of sending its body twice.
-    await options.budget.whenOpen?.();
-    // Bytes are reserved as they arrive (inflated ones for a compressed body), never up front on
-    // the word of Content-Length; the request slot only once the whole body is here.
-    const lease = options.budget.open();
-    try {
-      const body = await readBody(ctx.req, { maxBytes: max, encoding, lease, busy, pace });
-      if (!lease.claimSlot()) throw busy();
+    await withAdmittedBody(ctx.req, { budget: options.budget, maxBytes: max, encoding, pace }, async (body) => {
       const routed = await decoder.decode({
         body,
         format,
@@ -112,8 +103,6 @@ export const createOtlpHttpMiddleware = <P = unknown>(options: OtlpHttpOptions<P
         ctx.type = 'application/x-protobuf';
         ctx.body = Buffer.from(encodeOtlpProtobufResponse(outcome));
       }
-    } finally {
-      lease.release();
-    }
+    });
   };
 };

@@ -162,28 +162,6 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     });
     closers.unshift(() => sealing.stop());
 
-    let draining = false;
-    const authenticator = identity.authenticator(store, runner);
-    const deps: AppDeps = {
-      store,
-      pool: database.pool,
-      runner,
-      logger,
-      settings: {
-        rootPath: config.http.rootPath,
-        serverVersion: PHOENIX_API_LEVEL,
-        maxRequestBytes: config.http.maxRequestBytes,
-        defaultProjectName: config.projects.defaultName,
-        auth: identity.settings,
-      },
-      authenticate: authenticator.authenticate,
-      identity: identity.services,
-      isDraining: () => draining,
-      metrics,
-      lag,
-      playground: config.playground,
-    };
-    const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));
     const inFlight = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: config.http.otlpMaxInFlightBytes });
     const budget = gateBudgetOnLag(
       countBudgetRefusals(inFlight, () => metrics.ingestRefused('in_flight_budget')),
@@ -207,7 +185,31 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       minBytesPerSecond: config.http.otlpMinBodyBytesPerSecond,
       graceMs: 5000,
     };
-    const otlp = otlpRoutes(deps, { sink, budget, decoder, pace });
+
+    let draining = false;
+    const authenticator = identity.authenticator(store, runner);
+    const deps: AppDeps = {
+      store,
+      pool: database.pool,
+      runner,
+      logger,
+      settings: {
+        rootPath: config.http.rootPath,
+        serverVersion: PHOENIX_API_LEVEL,
+        maxRequestBytes: config.http.maxRequestBytes,
+        defaultProjectName: config.projects.defaultName,
+        auth: identity.settings,
+      },
+      authenticate: authenticator.authenticate,
+      identity: identity.services,
+      spanIngest: { budget, decoder, pace },
+      isDraining: () => draining,
+      metrics,
+      lag,
+      playground: config.playground,
+    };
+    const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));
+    const otlp = otlpRoutes(deps, sink);
     // Filled in once the OTLP listeners have their ports (port 0 picks one).
     let otlpPorts: { http: number; grpc: number } | null = null;
     // The web UI last: its page paths never shadow an API route.

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { SchemaValidationError } from 'slonik';
 import { DomainError } from '../../domain/errors.ts';
-import { WrongExpectedRevisionError } from '../../domain/eventstore/types.ts';
+import { AppendTooLargeError, WrongExpectedRevisionError } from '../../domain/eventstore/types.ts';
 import { ProjectionStoppedError, ProjectionTimeoutError } from '../../projections/projectionRunner.ts';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from './databaseUnavailable.ts';
 import { HttpError } from './httpError.ts';
@@ -20,6 +20,9 @@ export const shapeError = (thrown: unknown): Shaped | null => {
   // Routes outside the kit (login, GraphQL's transport) throw domain refusals too: the same one map.
   const error = thrown instanceof DomainError ? httpErrorOf(thrown) : thrown;
   if (error instanceof HttpError) return { status: error.status, code: error.code, detail: error.message, headers: error.headers };
+  // The log (EventStoreDB's MaxAppendSize) refused the write for its size: the same request would be refused again.
+  if (error instanceof AppendTooLargeError)
+    return { status: 413, code: 'payload_too_large', detail: `${error.message}; send less in one request` };
   if (error instanceof WrongExpectedRevisionError)
     return { status: 409, code: error.code, detail: 'The resource was changed concurrently; retry.' };
   if (error instanceof ProjectionStoppedError)

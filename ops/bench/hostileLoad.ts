@@ -10,6 +10,10 @@
  *   npm run ts -- ops/bench/hostileLoad.ts large   [--spans 50000] [--format protobuf|json]
  *     one OTLP/protobuf request of N small spans while /healthz is polled every 50 ms; prints the
  *     slowest /healthz answer during the request and while the projections catch up.
+ *   npm run ts -- ops/bench/hostileLoad.ts large-rest [--spans 50000]
+ *     the same spans as one Phoenix `POST /v1/projects/{id}/spans` request; /healthz polled as
+ *     above, and a 1-span OTLP export sent one second into the request: how long it takes to be
+ *     answered and to be listed.
  *   npm run ts -- ops/bench/hostileLoad.ts slow    [--count 9]
  *     N connections declaring a 64 MiB body and sending 1 byte/s; then times a normal export.
  *   npm run ts -- ops/bench/hostileLoad.ts hashing [--count 40]
@@ -53,9 +57,9 @@ const { values: args, positionals } = parseArgs({
   },
 });
 const mode = positionals[0];
-if (mode !== 'bombs' && mode !== 'grpc-bombs' && mode !== 'large' && mode !== 'slow' && mode !== 'hashing') {
+if (mode !== 'bombs' && mode !== 'grpc-bombs' && mode !== 'large' && mode !== 'large-rest' && mode !== 'slow' && mode !== 'hashing') {
   console.error(
-    'usage: hostileLoad.ts bombs|grpc-bombs|large|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
+    'usage: hostileLoad.ts bombs|grpc-bombs|large|large-rest|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
   );
   process.exit(2);
 }
@@ -140,11 +144,11 @@ const healthProbe = (baseUrl: string) => {
   };
 };
 
-const rawPost = (port: number, body: Buffer, headers: Record<string, string>) =>
+const rawPost = (port: number, body: Buffer, headers: Record<string, string>, path = '/v1/traces') =>
   new Promise<{ status: number; ms: number }>((resolve) => {
     const started = performance.now();
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/v1/traces', method: 'POST', headers: { 'content-length': String(body.length), ...headers } },
+      { host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-length': String(body.length), ...headers } },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
@@ -298,6 +302,75 @@ const large = async (server: ServerProcess) => {
   });
 };
 
+/** The spans as Phoenix's REST span JSON (`POST /v1/projects/{id}/spans`, ISO times). */
+const encodePhoenixSpans = (spans: readonly GeneratedSpan[]): Buffer => {
+  const iso = (ns: bigint) => `${new Date(Number(ns / 1_000_000n)).toISOString().slice(0, -1)}${String(ns % 1_000_000n).padStart(6, '0')}Z`;
+  const plain = (v: GeneratedSpan['attributes'][number][1]) => ('str' in v ? v.str : 'int' in v ? v.int : 'float' in v ? v.float : v.bool);
+  return Buffer.from(
+    JSON.stringify({
+      data: spans.map((s) => ({
+        name: s.name,
+        context: { trace_id: s.traceId, span_id: s.spanId },
+        span_kind: s.spanKind,
+        parent_id: s.parentId,
+        start_time: iso(s.startNs),
+        end_time: iso(s.endNs),
+        status_code: ['UNSET', 'OK', 'ERROR'][s.status.code],
+        status_message: s.status.message,
+        attributes: Object.fromEntries(s.attributes.map(([key, v]) => [key, plain(v)])),
+      })),
+    }),
+  );
+};
+
+/** Until `GET path` lists at least one span (or 120 s): ms after `from`, or null. */
+const whenListed = async (url: string, from: number): Promise<number | null> => {
+  while (performance.now() - from < 120_000) {
+    const res = await fetch(url).catch(() => null);
+    if (res?.ok && ((await res.json()) as { data: unknown[] }).data.length > 0) return performance.now() - from;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+};
+
+const largeRest = async (server: ServerProcess) => {
+  const total = Number(args.spans);
+  const body = encodePhoenixSpans(smallSpans(total));
+  const port = Number(new URL(server.url).port);
+  await startMeasuring();
+  await resetPeakRss(server.pid);
+  const probe = healthProbe(server.url);
+  await new Promise((r) => setTimeout(r, 500));
+  const started = performance.now();
+  const request = rawPost(port, body, { 'content-type': 'application/json' }, '/v1/projects/hostile-rest/spans');
+  // One small OTLP export while the large request is under way: the ingest that must keep flowing.
+  await new Promise((r) => setTimeout(r, 1000));
+  const otherSent = performance.now();
+  const other = await rawPost(server.otlpHttpPort, encodeExportRequest(smallSpans(1), 'hostile-other'), {
+    'content-type': 'application/x-protobuf',
+  });
+  const otherVisibleMs = await whenListed(`${server.url}/v1/projects/hostile-other/spans?limit=1`, otherSent);
+  const answer = await request;
+  const answered = performance.now();
+  const visibleMs = await whenListed(`${server.url}/v1/projects/hostile-rest/spans?limit=1`, answered);
+  const caughtUp = performance.now();
+  await new Promise((r) => setTimeout(r, 300));
+  await probe.stop();
+  await report({
+    spans: total,
+    bodyMiB: Number((body.length / 1024 / 1024).toFixed(1)),
+    status: answer.status,
+    requestMs: Math.round(answer.ms),
+    slowestHealthzDuringRequestMs: Math.round(probe.maxBetween(started, answered)),
+    otherExportStatus: other.status,
+    otherExportAnsweredMs: Math.round(other.ms),
+    otherExportListedAfterSendMs: otherVisibleMs === null ? null : Math.round(otherVisibleMs),
+    firstSpanVisibleAfterAnswerMs: visibleMs === null ? null : Math.round(visibleMs),
+    slowestHealthzAfterAnswerMs: Math.round(probe.maxBetween(answered, caughtUp)),
+    peakRssMiB: mib(peakRssBytes(server.pid)),
+  });
+};
+
 const slow = async (server: ServerProcess) => {
   const count = Number(args.count ?? 9);
   await startMeasuring();
@@ -364,4 +437,5 @@ const hashing = async () => {
 };
 
 if (mode === 'hashing') await hashing();
-else await withServer(mode === 'bombs' || mode === 'grpc-bombs' ? bombs : mode === 'large' ? large : slow);
+else
+  await withServer(mode === 'bombs' || mode === 'grpc-bombs' ? bombs : mode === 'large' ? large : mode === 'large-rest' ? largeRest : slow);

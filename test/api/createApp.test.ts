@@ -4,6 +4,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import type { AppDeps } from '../../api/appDeps.ts';
+import { createExportDecoder } from '../../ingest/exportDecoder.ts';
+import { createIngestBudget } from '../../ingest/ingestBudget.ts';
+import { DEFAULT_BODY_PACE } from '../../ingest/otlpHttp.ts';
 import { createApp } from '../../api/createApp.ts';
 import { healthRoutes } from '../../api/health.ts';
 import { parseBody } from '../../api/http/parseBody.ts';
@@ -79,6 +82,11 @@ test.before.each(async (ctx) => {
     settings: { rootPath: '', serverVersion: '15.5.0', maxRequestBytes: 2048, defaultProjectName: 'default', auth: testAuthSettings() },
     authenticate: async () => ({ kind: 'anonymous' }),
     identity: testIdentityServices(),
+    spanIngest: {
+      budget: createIngestBudget({ maxInFlightRequests: 1, maxInFlightBytes: 2048 }),
+      decoder: createExportDecoder({ workers: 1, offThreadFromBytes: Number.POSITIVE_INFINITY }),
+      pace: DEFAULT_BODY_PACE,
+    },
     isDraining: () => ctx.draining,
   };
 });

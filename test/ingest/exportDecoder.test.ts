@@ -1,10 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeAndRoute, type DecodeJob } from '../../ingest/decodeJob.ts';
+import { decodeAndRoute, type DecodeJob, type OtlpFormat } from '../../ingest/decodeJob.ts';
 import { createExportDecoder } from '../../ingest/exportDecoder.ts';
 import { IngestError } from '../../ingest/ingestError.ts';
-import type { SpanBatch } from '../../domain/tracing/spanRecord.ts';
-import { splitBatch } from '../../ops/createSpanSink.ts';
 import { otlpTypesForTests as otlp } from './sampleSpans.ts';
 
 /**
@@ -42,7 +40,7 @@ const protobufBody = (resources: number, perResource: number): Uint8Array => {
   return otlp.request.encode(request).finish();
 };
 
-const job = (body: Uint8Array, format: DecodeJob['format'] = 'protobuf'): DecodeJob => ({
+const job = (body: Uint8Array, format: OtlpFormat = 'protobuf'): DecodeJob => ({
   body,
   format,
   projectHeader: null,
@@ -57,6 +55,57 @@ test('given a body of thousands of spans over many resources, when decoded in th
     const offThread = await decoder.decode(job(body.slice()));
     assert.ok(inline.rejectedSpans > 0 && inline.acceptedSpans > 2000);
     assert.equal(offThread, inline);
+  } finally {
+    await decoder.close();
+  }
+});
+
+/** Phoenix's span JSON for `POST /v1/projects/{id}/spans`: `count` spans, every tenth with a span id that cannot be stored. */
+const phoenixBody = (count: number, extra: unknown[] = []): Uint8Array =>
+  new TextEncoder().encode(
+    JSON.stringify({
+      data: [
+        ...Array.from({ length: count }, (_, i) => ({
+          name: `s${i}`,
+          context: { trace_id: '0af7651916cd43dd8448eb211c80319c', span_id: i % 10 === 9 ? 'short' : i.toString(16).padStart(16, '1') },
+          span_kind: 'LLM',
+          start_time: '2024-01-01T00:00:00.123456789Z',
+          end_time: '2024-01-01T00:00:01+02:00',
+          status_code: 'OK',
+          attributes: { n: i, nested: { a: [1, 'x'] } },
+        })),
+        ...extra,
+      ],
+    }),
+  );
+
+test('given a Phoenix span body, when decoded in the worker, then spans, invalid spans and shape issues equal the inline decode', async () => {
+  const decoder = createExportDecoder({ workers: 1, offThreadFromBytes: 0, sliceSize: 7 });
+  try {
+    const phoenix = (body: Uint8Array): DecodeJob => ({ body, format: 'phoenix', projectName: 'rest' });
+    const body = phoenixBody(3000);
+    const inline = decodeAndRoute(phoenix(body.slice()));
+    assert.equal(await decoder.decode(phoenix(body)), inline);
+    assert.is(inline.batches[0]!.spans.length, 2700);
+    const verdict = inline.phoenix;
+    assert.ok(verdict?.kind === 'spans');
+    assert.is(verdict.received, 3000);
+    assert.is(verdict.invalid.length, 300);
+    assert.ok(
+      verdict.invalid.every((s) => s.span_id === 'short' && s.error.includes('span')),
+      JSON.stringify(verdict.invalid[0]),
+    );
+    const misshapen = phoenixBody(20, [{ name: 1 }]);
+    const refused = await decoder.decode(phoenix(misshapen.slice()));
+    assert.equal(refused, decodeAndRoute(phoenix(misshapen)));
+    assert.ok(refused.phoenix?.kind === 'not_spans');
+    assert.ok(
+      refused.phoenix.issues.every((issue) => issue.loc[2] === 20),
+      'every issue names the span that has it',
+    );
+    assert.is(refused.batches.length, 0);
+    const malformed = await decoder.decode(phoenix(new TextEncoder().encode('{"data": [')));
+    assert.is(malformed.phoenix?.kind, 'malformed');
   } finally {
     await decoder.close();
   }
@@ -97,29 +146,6 @@ test('given the worker is stopped, then the next decode starts a new one', async
 });
 
 test.run();
-
-const split = suite('span sink: a large batch is stored as several events, each with only the resources it uses');
-
-split('given 5 spans over 3 resources cut by 2, then order is kept and resource indexes renumbered', () => {
-  const resources = [{ r: { str: 'a' } }, { r: { str: 'b' } }, { r: { str: 'c' } }];
-  const spans = [0, 2, 2, 1, 0].map((resource, i) => ({ spanId: String(i), resource }));
-  const batch = { projectName: 'p', resources, spans } as unknown as SpanBatch;
-  const parts = splitBatch(batch, 2);
-  assert.is(parts.length, 3);
-  const flattened = parts.flatMap((p) => p.spans.map((s) => [s.spanId, p.resources[s.resource]]));
-  assert.equal(
-    flattened,
-    batch.spans.map((s) => [s.spanId, resources[s.resource]]),
-  );
-  assert.equal(
-    parts.map((p) => p.resources.length),
-    [2, 2, 1],
-  );
-  assert.ok(parts.every((p) => p.projectName === 'p'));
-  assert.is(splitBatch(batch, 5)[0], batch);
-});
-
-split.run();
 
 const limits = suite('export decoder: a body too big to decode ends a worker, never the server');
 

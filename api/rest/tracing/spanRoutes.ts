@@ -1,9 +1,10 @@
 import type Koa from 'koa';
-import { z } from 'zod';
-import { buildSpanRecord } from '../../../domain/tracing/buildSpanRecord.ts';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import type { SpanRecord } from '../../../domain/tracing/spanRecord.ts';
+import { contentEncodingOf } from '../../../ingest/decompress.ts';
+import { bodyTooLarge } from '../../../ingest/readBody.ts';
+import { withAdmittedBody } from '../../../ingest/withAdmittedBody.ts';
 import { ProjectionTimeoutError } from '../../../projections/projectionRunner.ts';
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { existingSpanIds, findSpan, listSpans } from '../../../projections/tracing/spanQueries.ts';
@@ -12,11 +13,10 @@ import { filterConditions } from '../../../projections/filters/filterConditions.
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { describeIssues, parseQuery } from '../../http/parseBody.ts';
+import { parseQuery } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { settle } from '../../http/settle.ts';
 import { spanFilterQuery, type SpanFilterQuery } from './spanFilterQuery.ts';
-import { phoenixSpanInput, spanInputFromJson } from './spanInputFromJson.ts';
 import { jsonWithBigInts, otlpSpanJson, spanJson } from './spanJson.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
 import { tracingRoute } from './tracingRoute.ts';
@@ -44,77 +44,96 @@ const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKin
   );
 };
 
+/** Span ids looked up per query when checking for duplicates: a short step each on PGlite. */
+const DUPLICATE_CHECK_CHUNK = 2000;
+
+const storedSpanIds = async (deps: AppDeps, records: readonly SpanRecord[]): Promise<Set<string>> => {
+  const stored = new Set<string>();
+  for (let from = 0; from < records.length; from += DUPLICATE_CHECK_CHUNK) {
+    const ids = records.slice(from, from + DUPLICATE_CHECK_CHUNK).map((r) => r.spanId);
+    for (const id of await existingSpanIds(deps.pool, ids)) stored.add(id);
+  }
+  return stored;
+};
+
+/** FastAPI reads a body as JSON when it says so, or says nothing. */
+const isJson = (contentType: string): boolean => {
+  const mime = contentType.split(';')[0]!.trim().toLowerCase();
+  return mime === '' || mime === 'application/json' || (mime.startsWith('application/') && mime.endsWith('+json'));
+};
+
 /**
  * `POST /v1/projects/{id}/spans`: all or nothing, like Phoenix. Spans that cannot be stored, or
  * whose span id exists already (anywhere: span ids are global) or repeats in the request, fail
  * the whole request with 400 and Phoenix's report, which `logSpans` turns into a SpanCreationError.
+ * The body is admitted, read and decoded exactly as an OTLP export's (`withAdmittedBody`: the
+ * in-flight budget and the projection-lag gate, 503 + Retry-After past them; 413 past the request
+ * size; large bodies parsed off the main thread), and the spans are stored by the same
+ * `ingestSpans`, in events of bounded size.
  */
 const createSpans = (deps: AppDeps) => async (ctx: Koa.Context) => {
   const identifier = String(ctx.params.project_identifier);
   // A GlobalID must name an existing project; a name is created on first use.
   const projectName = rowidOf('Project', identifier) !== null ? (await resolveProject(deps.pool, identifier)).name : identifier;
-  const envelope = z.object({ data: z.array(z.unknown()) }).safeParse((ctx.request as { body?: unknown }).body);
-  if (!envelope.success) throw new HttpError(422, 'invalid_body', describeIssues('body', envelope.error));
-  const issues: { loc: (string | number)[]; msg: string; type: string }[] = [];
-  const parsed = envelope.data.data.map((raw, i) => {
-    const r = phoenixSpanInput.safeParse(raw);
-    if (!r.success)
-      for (const issue of r.error.issues)
-        issues.push({
-          loc: ['body', 'data', i, ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))],
-          msg: issue.message,
-          type: issue.code,
-        });
-    return r.success ? r.data : null;
-  });
-  if (issues.length > 0) {
-    // FastAPI's validation shape: the client maps `loc` back to the spans it sent.
-    ctx.status = 422;
-    ctx.body = { detail: issues, code: 'invalid_body' };
-    return;
-  }
-  const invalid: { span_id: string; trace_id: string; error: string }[] = [];
-  const records: SpanRecord[] = [];
-  for (const input of parsed) {
-    const result = buildSpanRecord(spanInputFromJson(input!), 0);
-    if (result.ok) records.push(result.span);
-    else invalid.push({ span_id: input!.context.span_id, trace_id: input!.context.trace_id, error: result.reason });
-  }
-  const stored = await existingSpanIds(
-    deps.pool,
-    records.map((r) => r.spanId),
-  );
-  const seen = new Set<string>();
-  const duplicates = records.filter((r) => {
-    const dup = stored.has(r.spanId) || seen.has(r.spanId);
-    seen.add(r.spanId);
-    return dup;
-  });
-  const received = envelope.data.data.length;
-  if (invalid.length > 0 || duplicates.length > 0) {
-    const report = {
-      error: 'Request contains invalid or duplicate spans',
-      total_received: received,
-      total_queued: 0,
-      total_duplicates: duplicates.length,
-      total_invalid: invalid.length,
-      duplicate_spans: duplicates.map((d) => ({ span_id: d.spanId, trace_id: d.traceId })),
-      invalid_spans: invalid,
-    };
-    ctx.status = 400;
-    ctx.body = { detail: JSON.stringify(report), code: 'invalid_spans' };
-    return;
-  }
-  if (records.length > 0) {
-    const position = await ingestSpans(deps.store, [{ projectName, resources: [{}], spans: records }], commandContextOf(ctx));
-    // Phoenix only queues the spans (202); waiting lets the caller read them right away, but the
-    // spans are stored either way, so a slow read model must not turn into an error and a retry.
-    await settle(deps.runner, position).catch((e: unknown) => {
-      if (!(e instanceof ProjectionTimeoutError)) throw e;
+  if (!isJson(ctx.get('content-type')))
+    throw new HttpError(422, 'invalid_body', `body: expected JSON (Content-Type: application/json), got ${ctx.get('content-type')}`);
+  const { budget, decoder, pace } = deps.spanIngest;
+  const maxBytes = deps.settings.maxRequestBytes;
+  const declared = ctx.request.length;
+  if (declared !== undefined && declared > maxBytes) throw bodyTooLarge(maxBytes);
+  const encoding = contentEncodingOf(ctx.get('content-encoding') || undefined);
+  await withAdmittedBody(ctx.req, { budget, maxBytes, encoding, pace }, async (body) => {
+    const decoded = await decoder.decode({ body, format: 'phoenix', projectName });
+    const verdict = decoded.phoenix!;
+    if (verdict.kind === 'malformed') throw new HttpError(400, 'malformed_body', `Request body is not valid JSON: ${verdict.message}`);
+    if (verdict.kind === 'not_envelope')
+      throw new HttpError(
+        422,
+        'invalid_body',
+        verdict.issues
+          .slice(0, 5)
+          .map((issue) => `${issue.loc.join('.')}: ${issue.msg}`)
+          .join('; '),
+      );
+    if (verdict.kind === 'not_spans') {
+      // FastAPI's validation shape: the client maps `loc` back to the spans it sent.
+      ctx.status = 422;
+      ctx.body = { detail: verdict.issues, code: 'invalid_body' };
+      return;
+    }
+    const records = decoded.batches.flatMap((b) => b.spans);
+    const stored = await storedSpanIds(deps, records);
+    const seen = new Set<string>();
+    const duplicates = records.filter((r) => {
+      const dup = stored.has(r.spanId) || seen.has(r.spanId);
+      seen.add(r.spanId);
+      return dup;
     });
-  }
-  ctx.status = 202;
-  ctx.body = { total_received: received, total_queued: records.length };
+    if (verdict.invalid.length > 0 || duplicates.length > 0) {
+      const report = {
+        error: 'Request contains invalid or duplicate spans',
+        total_received: verdict.received,
+        total_queued: 0,
+        total_duplicates: duplicates.length,
+        total_invalid: verdict.invalid.length,
+        duplicate_spans: duplicates.map((d) => ({ span_id: d.spanId, trace_id: d.traceId })),
+        invalid_spans: verdict.invalid,
+      };
+      ctx.status = 400;
+      ctx.body = { detail: JSON.stringify(report), code: 'invalid_spans' };
+      return;
+    }
+    if (records.length > 0) {
+      const position = await ingestSpans(deps.store, decoded.batches, commandContextOf(ctx));
+      // Phoenix only queues the spans (202); waiting lets the caller read them right away, but the
+      // spans are stored either way, so a slow read model must not turn into an error and a retry.
+      await settle(deps.runner, position).catch((e: unknown) => {
+        if (!(e instanceof ProjectionTimeoutError)) throw e;
+      });
+    }
+    ctx.status = 202;
+    ctx.body = { total_received: verdict.received, total_queued: records.length };
+  });
 };
 
 export const spanRoutes = (deps: AppDeps): RouteDef[] => [
@@ -131,7 +150,7 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => [
     ctx.body = jsonWithBigInts(page(await spansOf(deps, project, q, false), q.limit, byRowid('Span'), otlpSpanJson));
   }),
 
-  tracingRoute('POST', '/v1/projects/:project_identifier/spans', createSpans(deps)),
+  { ...tracingRoute('POST', '/v1/projects/:project_identifier/spans', createSpans(deps)), body: 'raw' },
 
   tracingRoute('DELETE', '/v1/spans/:span_identifier', async (ctx) => {
     const raw = String(ctx.params.span_identifier);

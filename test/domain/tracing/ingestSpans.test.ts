@@ -66,6 +66,27 @@ test('strings jsonb cannot hold (NUL, lone surrogates) are replaced, so the appe
   assert.equal(stored.attributes, { 'k\ufffd': { str: 'x\ufffdy' }, ok: { array: [{ str: '\ufffd' }] } });
 });
 
+test('a large batch becomes events of at most 2,000 spans, in order, the project created once; the last position is returned', async () => {
+  const { store, all } = memoryEventStore();
+  const traceId = newTraceId();
+  const spans = Array.from({ length: 4001 }, () => spanRecord({ traceId }));
+  const position = await ingestSpans(store, [batch('big', spans)], context);
+  assert.equal(
+    all.map((e) => e.type),
+    ['ProjectCreated', 'SpansIngested', 'SpansIngested', 'SpansIngested'],
+  );
+  const parts = all.slice(1).map((e) => (e.data as SpansIngestedData).spans);
+  assert.equal(
+    parts.map((p) => p.length),
+    [2000, 2000, 1],
+  );
+  assert.equal(
+    parts.flat().map((s) => s.spanId),
+    spans.map((s) => s.spanId),
+  );
+  assert.equal(position, all.at(-1)!.position);
+});
+
 test('nothing to store: no event, null position', async () => {
   const { store, all } = memoryEventStore();
   assert.is(await ingestSpans(store, [], context), null);
