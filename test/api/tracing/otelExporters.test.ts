@@ -82,15 +82,26 @@ for (const [transport, make] of Object.entries(exporters)) {
     );
     assert.is(sessions[0]!.traces.length, 2);
 
+    // phoenix-client orders turns by `startTime.localeCompare`, and ICU collation puts '.' before
+    // '+': a turn that starts on a whole second ('…:03+00:00', Python's isoformat, as Phoenix
+    // writes it) comes after a later turn of the same second ('…:03.006000+00:00'). The SDK stamps
+    // span starts with Date.now() (whole ms), so that happened about once in a thousand turns: the
+    // order is the client's, and ours is asserted on our own route below.
     const got = await getSessionTurns({ client, sessionId });
+    const byTime = [...got].sort((a, b) => Date.parse(a.startTime) - Date.parse(b.startTime));
     assert.equal(
-      got.map((t) => [t.input?.value, t.input?.mimeType, t.output?.value, t.output?.mimeType]),
+      byTime.map((t) => [t.input?.value, t.input?.mimeType, t.output?.value, t.output?.mimeType]),
       [
         ['What is Loupe?', 'text/plain', 'An observability server.', 'text/plain'],
         ['Does it speak OTLP?', 'text/plain', '{"answer":"yes"}', 'application/json'],
       ],
     );
-    assert.ok(got[0]!.startTime < got[1]!.startTime);
+    assert.ok(Date.parse(byTime[0]!.startTime) < Date.parse(byTime[1]!.startTime));
+    const ours = (await callJson(server, 'GET', `/v1/sessions/${sessionId}/turns`)).body.data;
+    assert.equal(
+      ours.map((t: { trace_id: string; input: { value: string } }) => [t.trace_id, t.input.value]),
+      byTime.map((t) => [t.traceId, t.input?.value]),
+    );
     const session = (await callJson(server, 'GET', `/v1/sessions/${sessionId}`)).body.data;
     assert.equal([session.token_count_prompt, session.token_count_completion, session.token_count_total], [21, 10, 31]);
   });

@@ -135,4 +135,33 @@ test('GET /v1/sessions/{id}/turns: each trace of the session with its root input
   assert.is((await callJson(server, 'GET', '/v1/sessions/nope/turns')).status, 404);
 });
 
+test('turns and the session traces are in start order when one starts on a whole second and the next within it', async ({ server }) => {
+  // Python's isoformat drops a zero fraction: '…:03+00:00' and '…:03.006000+00:00' do not sort as
+  // strings the way they sort as times under every collation, so the order is the server's.
+  const [first, second] = sessionTraces('whole-second', 2).map((t, i) => ({
+    ...t,
+    spans: t.spans.map((s) => ({
+      ...s,
+      startTimeUnixNano: nanos('2024-01-01T00:00:03Z', BigInt(i * 6_000_000)),
+      endTimeUnixNano: nanos('2024-01-01T00:00:04Z'),
+    })),
+  }));
+  // The later turn is stored first, so row order alone would put it first.
+  await seed(server, 'whole-second', second!.spans);
+  await seed(server, 'whole-second', first!.spans);
+  const turns = (await callJson(server, 'GET', '/v1/sessions/whole-second/turns')).body.data;
+  assert.equal(
+    turns.map((t: { start_time: string; input: { value: string } }) => [t.start_time, t.input.value]),
+    [
+      ['2024-01-01T00:00:03+00:00', 'q0'],
+      ['2024-01-01T00:00:03.006000+00:00', 'q1'],
+    ],
+  );
+  const session = (await callJson(server, 'GET', '/v1/sessions/whole-second')).body.data;
+  assert.equal(
+    session.traces.map((t: { trace_id: string }) => t.trace_id),
+    [first!.traceId, second!.traceId],
+  );
+});
+
 test.run();
