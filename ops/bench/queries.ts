@@ -4,7 +4,8 @@
  * Loads N realistic spans (default 1,000,000) into a fresh database through the server's own
  * OTLP ingest (so the read-model tables are exactly what the projector builds), waits until REST
  * lists them, then times the read endpoints one request at a time and prints p50/p95:
- * trace list pages, span filters, session list.
+ * trace list pages, span filters, session list, and the metrics page's GraphQL series (every
+ * chart of the page in one request) over 30 days, 7 days, 24 hours and one hour.
  *
  *   --backend postgres|pglite        (default postgres)
  *   --spans N                        (default 1000000)
@@ -18,6 +19,7 @@
  *   --working-dir DIR                reuse this already loaded working dir (PGlite; not removed)
  *   --keep                           keep the scratch database / working dir (to rerun with the above)
  *   --json FILE                      also write the results as JSON
+ *   --only REGEX                     time only the queries whose name matches (e.g. --only metrics)
  *
  * Statistics: this machine's Postgres runs with autovacuum = off, and PGlite (single-user mode)
  * never autovacuums, so a freshly loaded read model has no planner statistics and every filter
@@ -51,6 +53,7 @@ const { values: args } = parseArgs({
     'working-dir': { type: 'string' },
     keep: { type: 'boolean', default: false },
     json: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 
@@ -151,7 +154,13 @@ const annotateAndMark = async (server: ServerProcess, sample: readonly { context
   return words;
 };
 
-type Case = { readonly name: string; readonly group: 'traces' | 'spans' | 'sessions' | 'filters'; readonly path: () => string };
+type Case = {
+  readonly name: string;
+  readonly group: 'traces' | 'spans' | 'sessions' | 'filters' | 'metrics';
+  readonly path: () => string;
+  /** A GraphQL request (POSTed to `path`) instead of a GET. */
+  readonly graphql?: () => { readonly query: string; readonly variables: Record<string, unknown> };
+};
 
 type Timing = {
   name: string;
@@ -178,14 +187,20 @@ const timeCase = async (base: string, c: Case, iterations: number, budgetMs: num
     // A slow query gets fewer requests (at least 10 timed) rather than stalling the run.
     if (i >= WARMUP + 10 && performance.now() > deadline) break;
     const url = `${base}${c.path()}`;
+    const body = c.graphql?.();
     const t0 = performance.now();
-    const response = await fetch(url);
+    const response = await fetch(
+      url,
+      body === undefined ? undefined : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     const text = await response.text();
     const ms = performance.now() - t0;
-    if (response.status !== 200) throw new Error(`${c.name}: GET ${url} → ${response.status} ${text.slice(0, 300)}`);
+    if (response.status !== 200 || text.includes('"errors"'))
+      throw new Error(`${c.name}: ${url} → ${response.status} ${text.slice(0, 300)}`);
     if (i < WARMUP) continue;
     times.push(ms);
-    rows += (JSON.parse(text) as Page).data.length;
+    const parsed = JSON.parse(text) as Page & { data: { node?: { metrics?: { points: unknown[] } } } };
+    rows += parsed.data.node?.metrics?.points.length ?? (parsed.data as unknown[]).length;
     bytes += text.length;
   }
   const sorted = [...times].sort((a, b) => a - b);
@@ -310,6 +325,37 @@ const cases = async (server: ServerProcess): Promise<Case[]> => {
     { group: 'filters', name: 'traces?filter=span_count > 8', path: () => `${p}/traces?limit=50&filter=${q('span_count > 8')}` },
     { group: 'sessions', name: 'sessions?limit=50 (first page)', path: () => `${p}/sessions?limit=50` },
     { group: 'sessions', name: 'sessions?limit=50&order=desc', path: () => `${p}/sessions?limit=50&order=desc` },
+    ...(await metricCases(server)),
+  ];
+};
+
+const METRICS = `query ($id: ID!, $range: TimeRange!) { node(id: $id) { ... on Project { metrics(timeRange: $range) {
+  bucket points { time traceCount errorCount errorRate latencyMsP50 latencyMsP95 latencyMsP99 tokenCountPrompt tokenCountCompletion cost }
+  scores { name points { time mean count } } } } } }`;
+
+/** The metrics page's one request (every chart), over ranges ending now; the data spreads over the last 30 days. */
+const metricCases = async (server: ServerProcess): Promise<Case[]> => {
+  const found = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'query($n: String!) { getProjectByName(name: $n) { id } }', variables: { n: PROJECT } }),
+  });
+  const id = ((await found.json()) as { data: { getProjectByName: { id: string } } }).data.getProjectByName.id;
+  const over = (label: string, ms: number, shift = false): Case => ({
+    group: 'metrics',
+    name: `metrics: ${label}`,
+    path: () => '/graphql',
+    graphql: () => {
+      // A shifted window lands anywhere in the month (a zoomed-in stretch), not only at its end.
+      const end = Date.now() - (shift ? Math.floor(Math.random() * (29 * 86_400_000 - ms)) : 0);
+      return { query: METRICS, variables: { id, range: { start: new Date(end - ms).toISOString(), end: new Date(end).toISOString() } } };
+    },
+  });
+  return [
+    over('last 30 days (day buckets, every trace)', 30 * 86_400_000),
+    over('last 7 days (hour buckets)', 7 * 86_400_000),
+    over('24 hours anywhere in the month (hour buckets)', 86_400_000, true),
+    over('1 hour anywhere in the month (minute buckets)', 3_600_000, true),
   ];
 };
 
@@ -368,7 +414,8 @@ const main = async () => {
       }
       log(`VACUUM ANALYZE took ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
-    const list = await cases(server);
+    const only = args.only === undefined ? null : new RegExp(args.only);
+    const list = (await cases(server)).filter((c) => only === null || only.test(c.name));
     const quiet = await waitForQuietMachine(120_000, 0.25, availableParallelism());
     if (quiet >= 0.25) log(`warning: the machine is ${(quiet * 100).toFixed(0)} % busy with other work; latencies will be high`);
     const timings: Timing[] = [];

@@ -1,0 +1,146 @@
+/**
+ * Metrics benchmark: `npm run bench:metrics [-- options]`.
+ *
+ * Times the metrics page's chart queries (projections/metrics/metricQueries.ts: the trace series
+ * and the annotation-score series) on a project of N spans. The read model is written directly
+ * in SQL (generate_series), not through OTLP ingest: the chart queries read only the `traces`
+ * rows (their aggregates, as the projector keeps them), the spans' project and start time and
+ * the annotations, and loading a million spans through ingest takes longer than a session on a
+ * shared machine allows (bench:queries loads that way; its `--only metrics` times the same
+ * request over HTTP). Each query is run in-process through the server's pool, sequentially.
+ *
+ *   --backend postgres|pglite   (default postgres)
+ *   --spans N                   (default 1000000)
+ *   --spans-per-trace N         (default 7: bench:queries' generator makes 5–10)
+ *   --days N                    spread of start times, ending now (default 30)
+ *   --annotated N               spans with a scored annotation, of 3 names (default 10000)
+ *   --iterations N              timed runs per query (default 50, after 3 warm-up)
+ *   --pg-url URL                server for the scratch database (default postgres://postgres@127.0.0.1:5432/postgres)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql } from 'slonik';
+import { annotationScoreBuckets, bucketFor, traceMetricBuckets, type MetricWindow } from '../../projections/metrics/metricQueries.ts';
+import { migrate } from '../../projections/migrate.ts';
+import { allMigrations } from '../database/allMigrations.ts';
+import { openDatabase } from '../database/openDatabase.ts';
+import { percentile } from './percentile.ts';
+import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    backend: { type: 'string', default: 'postgres' },
+    spans: { type: 'string', default: '1000000' },
+    'spans-per-trace': { type: 'string', default: '7' },
+    days: { type: 'string', default: '30' },
+    annotated: { type: 'string', default: '10000' },
+    iterations: { type: 'string', default: '50' },
+    'pg-url': { type: 'string', default: DEFAULT_PG_URL },
+  },
+});
+
+const log = (message: string) => process.stderr.write(`[bench:metrics] ${message}\n`);
+const DAY = 86_400_000;
+
+const main = async () => {
+  const spans = Number(args.spans);
+  const perTrace = Number(args['spans-per-trace']);
+  const traces = Math.ceil(spans / perTrace);
+  const spreadMs = Number(args.days) * DAY;
+  const iterations = Number(args.iterations);
+  const scratch = args.backend === 'postgres' ? await createScratchDatabase(args['pg-url']!, 'loupe_bench_m') : null;
+  const dir = scratch === null ? await mkdtemp(join(tmpdir(), 'loupe-bench-m-')) : null;
+  const db = await openDatabase(scratch !== null ? { url: scratch.url } : { pgliteDataDir: join(dir!, 'pgdata') });
+  try {
+    await migrate(db.pool, allMigrations());
+    const now = Date.now();
+    const origin = new Date(now - spreadMs).toISOString();
+    const t0 = performance.now();
+    await db.pool.query(sql.unsafe`
+      INSERT INTO projects (id, project_id, name, gradient_start_color, gradient_end_color, created_at, updated_at)
+      VALUES (1, gen_random_uuid(), 'bench-metrics', '#000', '#fff', now(), now())`);
+    // Traces evenly over the spread, latencies 0.2–20 s (log-uniform-ish), 5 % with an error, LLM token sums and costs.
+    await db.pool.query(sql.unsafe`
+      INSERT INTO traces (id, trace_id, project_id, start_time, end_time, root_span_id, span_count, error_count,
+        token_count_prompt, token_count_completion, cost_prompt, cost_completion, cost_total)
+      SELECT i, md5(i::text), 1, ${origin}::timestamptz + (i * ${spreadMs / traces}::float8 * interval '1 millisecond'),
+        ${origin}::timestamptz + (i * ${spreadMs / traces}::float8 * interval '1 millisecond') + (200 * power(100, random()) * interval '1 millisecond'),
+        left(md5(i::text || 'r'), 16), ${perTrace}, CASE WHEN i % 20 = 0 THEN 1 ELSE 0 END,
+        3 * (500 + i % 700), 3 * (100 + i % 300), 3 * (500 + i % 700) * 1.5e-7, 3 * (100 + i % 300) * 6e-7,
+        3 * (500 + i % 700) * 1.5e-7 + 3 * (100 + i % 300) * 6e-7
+      FROM generate_series(1, ${traces}) i`);
+    log(`${traces.toLocaleString('en-US')} traces in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    const t1 = performance.now();
+    // Spans: what the chart queries read of them (project, start time, span id for the annotations' join); in
+    // chunks, each within the pool's statement timeout.
+    for (let from = 0; from < spans; from += 50_000) {
+      const to = Math.min(spans, from + 50_000) - 1;
+      await db.pool.query(sql.unsafe`
+        INSERT INTO spans (id, span_id, trace_rowid, trace_id, project_id, parent_id, name, span_kind, otel_kind, status_code, status_message,
+          start_time, end_time, attributes, attribute_index, events)
+        SELECT s, left(md5(s::text), 16), t.id, t.trace_id, 1, CASE WHEN s % ${perTrace} = 0 THEN NULL ELSE t.root_span_id END, 'span',
+          CASE WHEN s % ${perTrace} IN (2, 4) THEN 'LLM' ELSE 'CHAIN' END, 'SPAN_KIND_INTERNAL', 'OK', '',
+          t.start_time, t.end_time, '{}', '{}', '[]'
+        FROM generate_series(${from}::int, ${to}::int) s JOIN traces t ON t.id = s / ${perTrace} + 1`);
+    }
+    log(`${spans.toLocaleString('en-US')} spans in ${((performance.now() - t1) / 1000).toFixed(0)} s`);
+    await db.pool.query(sql.unsafe`
+      INSERT INTO annotations (id, key, target, target_id, name, identifier, annotator_kind, score, metadata, source, actor, created_at, updated_at)
+      SELECT a, 'k' || a, 'span', left(md5((a * ${Math.max(1, Math.floor(spans / Number(args.annotated)))})::text), 16),
+        (ARRAY['correctness', 'relevance', 'toxicity'])[1 + a % 3], '', 'LLM', random(), '{}', 'API', 'bench', now(), now()
+      FROM generate_series(1, ${Number(args.annotated)}) a`);
+    await db.pool.query(sql.unsafe`VACUUM ANALYZE`);
+    const queries: { name: string; window: () => MetricWindow; run: (w: MetricWindow) => Promise<readonly unknown[]> }[] = [];
+    const windowOf = (ms: number, shift: boolean) => () => {
+      const end = now - (shift ? Math.floor(Math.random() * (spreadMs - ms)) : 0);
+      return {
+        projectRowid: 1,
+        start: new Date(end - ms).toISOString(),
+        end: new Date(end).toISOString(),
+        bucket: bucketFor(end - ms, end),
+      };
+    };
+    for (const [label, ms, shift] of [
+      [`all ${args.days} days (day buckets)`, spreadMs, false],
+      ['7 days (hour buckets)', 7 * DAY, false],
+      ['24 hours anywhere (hour buckets)', DAY, true],
+      ['1 hour anywhere (minute buckets)', 3_600_000, true],
+    ] as const) {
+      queries.push({
+        name: `traces, errors, latency, tokens, cost: ${label}`,
+        window: windowOf(ms, shift),
+        run: (w) => traceMetricBuckets(db.pool, w),
+      });
+      queries.push({ name: `annotation scores: ${label}`, window: windowOf(ms, shift), run: (w) => annotationScoreBuckets(db.pool, w) });
+    }
+    console.log(
+      `== metrics chart queries on ${db.kind}, ${spans.toLocaleString('en-US')} spans in ${traces.toLocaleString('en-US')} traces over ${args.days} days, ${args.annotated} scored span annotations; ${iterations} sequential runs each (after 3 warm-up), in-process`,
+    );
+    for (const q of queries) {
+      const times: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < iterations + 3; i++) {
+        const w = q.window();
+        const started = performance.now();
+        const result = await q.run(w);
+        if (i >= 3) {
+          times.push(performance.now() - started);
+          rows += result.length;
+        }
+      }
+      console.log(
+        `  ${q.name.padEnd(64)} p50 ${percentile(times, 50).toFixed(1).padStart(7)} ms  p95 ${percentile(times, 95).toFixed(1).padStart(7)} ms  buckets ${(rows / iterations).toFixed(0)}`,
+      );
+    }
+    if (scratch !== null) console.log(`(${await postgresVersion(scratch.url)})`);
+  } finally {
+    await db.close();
+    await scratch?.drop();
+    if (dir !== null) await rm(dir, { recursive: true, force: true });
+  }
+};
+
+await main();
+process.exit(0);
