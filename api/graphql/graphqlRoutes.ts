@@ -11,7 +11,8 @@ import { graphqlSchema } from './buildGraphqlSchema.ts';
 import { EXPLORER_CSP, EXPLORER_HTML } from './explorerPage.ts';
 import type { GraphqlContext } from './graphqlContext.ts';
 import { createLoaders } from './loaders.ts';
-import { costLimit, depthLimit, MAX_DEPTH } from './queryLimits.ts';
+import { yieldingPool } from './yieldingPool.ts';
+import { costLimit, depthLimit, MAX_DEPTH, parseWithinLimits, workLimit } from './queryLimits.ts';
 
 type RequestContext = { readonly koa: Koa.Context };
 
@@ -28,17 +29,23 @@ const wantsPage = (ctx: Koa.Context): boolean =>
 export const graphqlRoutes = (deps: AppDeps): RouteDef[] => {
   const handle = createHandler<unknown, RequestContext, GraphqlContext>({
     schema: graphqlSchema(),
-    context: (req) => ({
-      deps,
-      principal: req.context.koa.state.principal as Principal,
-      koa: req.context.koa,
-      loaders: createLoaders(deps.pool),
-      command: commandContextOf(req.context.koa),
-    }),
+    context: (req) => {
+      // This request's queries one at a time, letting other requests in between (yieldingPool.ts).
+      const pool = yieldingPool(deps.pool);
+      return {
+        deps: { ...deps, pool },
+        principal: req.context.koa.state.principal as Principal,
+        koa: req.context.koa,
+        loaders: createLoaders(pool),
+        command: commandContextOf(req.context.koa),
+      };
+    },
+    parse: parseWithinLimits,
     validationRules: (_req, args, specified) => [
       ...specified,
       depthLimit(MAX_DEPTH),
       costLimit(args.variableValues as Record<string, unknown> | undefined),
+      workLimit(args.variableValues as Record<string, unknown> | undefined),
     ],
     formatError: (error) => {
       if (!(error instanceof GraphQLError) || error.path === undefined || error.extensions?.code !== undefined) return error;

@@ -14,6 +14,11 @@
  *     the same spans as one Phoenix `POST /v1/projects/{id}/spans` request; /healthz polled as
  *     above, and a 1-span OTLP export sent one second into the request: how long it takes to be
  *     answered and to be listed.
+ *   npm run ts -- ops/bench/hostileLoad.ts graphql [--spans 5000]
+ *     N small spans in one project, then GraphQL queries of several shapes (the hostile run's
+ *     1,000 aliases of `spans(first: 30)`, 3,000 aliases, a 1,000-span trace page, the largest
+ *     ones the cost limit accepts), each while /healthz is polled every 50 ms: the answer's status
+ *     and error code, how long it took, and the slowest /healthz answer meanwhile.
  *   npm run ts -- ops/bench/hostileLoad.ts slow    [--count 9]
  *     N connections declaring a 64 MiB body and sending 1 byte/s; then times a normal export.
  *   npm run ts -- ops/bench/hostileLoad.ts hashing [--count 40]
@@ -57,9 +62,17 @@ const { values: args, positionals } = parseArgs({
   },
 });
 const mode = positionals[0];
-if (mode !== 'bombs' && mode !== 'grpc-bombs' && mode !== 'large' && mode !== 'large-rest' && mode !== 'slow' && mode !== 'hashing') {
+if (
+  mode !== 'bombs' &&
+  mode !== 'grpc-bombs' &&
+  mode !== 'large' &&
+  mode !== 'large-rest' &&
+  mode !== 'graphql' &&
+  mode !== 'slow' &&
+  mode !== 'hashing'
+) {
   console.error(
-    'usage: hostileLoad.ts bombs|grpc-bombs|large|large-rest|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
+    'usage: hostileLoad.ts bombs|grpc-bombs|large|large-rest|graphql|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
   );
   process.exit(2);
 }
@@ -371,6 +384,94 @@ const largeRest = async (server: ServerProcess) => {
   });
 };
 
+/** `aliases` copies of one project's `spans(first)` connection with `fields` per span, in one query. */
+const aliasedSpans = (projectId: string, aliases: number, first: number, fields: string) =>
+  `{ ${Array.from(
+    { length: aliases },
+    (_, i) =>
+      `a${i}: node(id: ${JSON.stringify(projectId)}) { ... on Project { spans(first: ${first}) { edges { node { ${fields} } } } } }`,
+  ).join(' ')} }`;
+
+/** The fields of a row of the UI's span table (ui/src/lib/tracing/rowConnections.ts), previews left out. */
+const ROW_FIELDS = 'id spanId parentId name spanKind statusCode startTime latencyMs tokenCountTotal context { traceId }';
+
+const graphql = async (server: ServerProcess) => {
+  const total = Number(args.spans === '50000' ? 5000 : args.spans);
+  const project = 'hostile-graphql';
+  const seeded = await rawPost(server.otlpHttpPort, encodeExportRequest(smallSpans(total), project), {
+    'content-type': 'application/x-protobuf',
+  });
+  if (seeded.status !== 200) throw new Error(`seeding answered ${seeded.status}`);
+  const want = Math.min(total, 1000);
+  for (let i = 0; ; i++) {
+    const res = await fetch(`${server.url}/v1/projects/${project}/spans?limit=1000`).catch(() => null);
+    if (res?.ok && ((await res.json()) as { data: unknown[] }).data.length >= want) break;
+    if (i > 600) throw new Error('the seeded spans never became visible');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const post = async (query: string) => {
+    const started = performance.now();
+    const res = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query }),
+    }).catch(() => null);
+    // A server that stopped answering is a result too.
+    if (res === null) return { status: 0, code: 'no answer', rows: 0, ms: performance.now() - started, bytes: 0 };
+    const text = await res.text();
+    const ms = performance.now() - started;
+    let code: string | null = null;
+    let rows = 0;
+    try {
+      const body = JSON.parse(text) as { data?: Record<string, any> | null; errors?: { extensions?: { code?: string } }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
+      code = body.errors?.[0]?.extensions?.code ?? null;
+      for (const value of Object.values(body.data ?? {})) rows += value?.spans?.edges?.length ?? 0;
+    } catch {
+      code = 'not json';
+    }
+    return { status: res.status, code, rows, ms, bytes: text.length };
+  };
+  const listed = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ projects(first: 50) { edges { node { id name } } } }' }),
+  });
+  const edges = ((await listed.json()) as { data: { projects: { edges: { node: { id: string; name: string } }[] } } }).data.projects.edges;
+  const id = edges.find((e) => e.node.name === project)?.node.id;
+  if (id === undefined) throw new Error('project not listed');
+  const shapes: { label: string; query: string }[] = [
+    { label: 'hostile run: 1,000 aliases x spans(first: 30) { name }', query: aliasedSpans(id, 1000, 30, 'name') },
+    { label: 'hostile run: 3,000 aliases x spans(first: 1) { name }', query: aliasedSpans(id, 3000, 1, 'name') },
+    { label: 'trace page: 1 x spans(first: 1000) { row fields }', query: aliasedSpans(id, 1, 1000, ROW_FIELDS) },
+    { label: '2 x spans(first: 1000) { row fields }', query: aliasedSpans(id, 2, 1000, ROW_FIELDS) },
+    { label: '4 x spans(first: 1000) { row fields }', query: aliasedSpans(id, 4, 1000, ROW_FIELDS) },
+    { label: '40 aliases x spans(first: 1) { name }', query: aliasedSpans(id, 40, 1, 'name') },
+    { label: '80 aliases x spans(first: 1) { name }', query: aliasedSpans(id, 80, 1, 'name') },
+    { label: '25 aliases x spans(first: 40) { row fields }', query: aliasedSpans(id, 25, 40, ROW_FIELDS) },
+    { label: '50 aliases x spans(first: 40) { row fields }', query: aliasedSpans(id, 50, 40, ROW_FIELDS) },
+    { label: '1,000 aliases x spans(first: 1) { name }', query: aliasedSpans(id, 1000, 1, 'name') },
+  ];
+  await startMeasuring();
+  for (const shape of shapes) {
+    const probe = healthProbe(server.url);
+    await new Promise((r) => setTimeout(r, 300));
+    const started = performance.now();
+    const answer = await post(shape.query);
+    const answered = performance.now();
+    await new Promise((r) => setTimeout(r, 200));
+    await probe.stop();
+    await report({
+      spans: total,
+      shape: shape.label,
+      status: answer.status,
+      code: answer.code,
+      rows: answer.rows,
+      answerMs: Math.round(answer.ms),
+      slowestHealthzMs: Math.round(probe.maxBetween(started, answered + 100)),
+    });
+  }
+};
+
 const slow = async (server: ServerProcess) => {
   const count = Number(args.count ?? 9);
   await startMeasuring();
@@ -438,4 +539,14 @@ const hashing = async () => {
 
 if (mode === 'hashing') await hashing();
 else
-  await withServer(mode === 'bombs' || mode === 'grpc-bombs' ? bombs : mode === 'large' ? large : mode === 'large-rest' ? largeRest : slow);
+  await withServer(
+    mode === 'bombs' || mode === 'grpc-bombs'
+      ? bombs
+      : mode === 'large'
+        ? large
+        : mode === 'large-rest'
+          ? largeRest
+          : mode === 'graphql'
+            ? graphql
+            : slow,
+  );

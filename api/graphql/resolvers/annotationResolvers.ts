@@ -13,6 +13,7 @@ import { gqlError } from '../graphqlError.ts';
 import { checkFirst, connectionOf, emptyConnection, parseAfter, type Connection } from '../relay.ts';
 import { spanOf, traceOf } from '../tracingMappers.ts';
 import { Requires } from '../requires.ts';
+import { QUERY_ROWS } from '../queryLimits.ts';
 import { Annotation, AnnotationConfig, AnnotationFilter, AnnotationSummary } from '../types/annotationTypes.ts';
 import { Project, ProjectSession, Span, SpanConnection, Trace, TraceConnection } from '../types/tracingTypes.ts';
 
@@ -101,19 +102,28 @@ const projectUuid = async (project: Project, ctx: GraphqlContext): Promise<strin
 
 @Resolver(() => Project)
 export class ProjectAnnotationResolver {
-  @FieldResolver(() => [AnnotationSummary], { description: 'Per name over the span annotations of this project' })
+  @FieldResolver(() => [AnnotationSummary], {
+    description: 'Per name over the span annotations of this project',
+    complexity: QUERY_ROWS,
+  })
   async spanAnnotationSummaries(@Root() project: Project, @Ctx() ctx: GraphqlContext): Promise<AnnotationSummary[]> {
     const id = await projectUuid(project, ctx);
     return id === null ? [] : [...(await annotationSummaries(ctx.deps.pool, id, 'span'))].map((s) => ({ ...s, labels: [...s.labels] }));
   }
 
-  @FieldResolver(() => [AnnotationSummary], { description: 'Per name over the trace annotations of this project' })
+  @FieldResolver(() => [AnnotationSummary], {
+    description: 'Per name over the trace annotations of this project',
+    complexity: QUERY_ROWS,
+  })
   async traceAnnotationSummaries(@Root() project: Project, @Ctx() ctx: GraphqlContext): Promise<AnnotationSummary[]> {
     const id = await projectUuid(project, ctx);
     return id === null ? [] : [...(await annotationSummaries(ctx.deps.pool, id, 'trace'))].map((s) => ({ ...s, labels: [...s.labels] }));
   }
 
-  @FieldResolver(() => [AnnotationSummary], { description: 'Per name over the session annotations of this project' })
+  @FieldResolver(() => [AnnotationSummary], {
+    description: 'Per name over the session annotations of this project',
+    complexity: QUERY_ROWS,
+  })
   async sessionAnnotationSummaries(@Root() project: Project, @Ctx() ctx: GraphqlContext): Promise<AnnotationSummary[]> {
     const id = await projectUuid(project, ctx);
     return id === null ? [] : [...(await annotationSummaries(ctx.deps.pool, id, 'session'))].map((s) => ({ ...s, labels: [...s.labels] }));

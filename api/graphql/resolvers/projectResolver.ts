@@ -12,6 +12,7 @@ import { fromGlobalId } from '../../http/globalId.ts';
 import { isoMicros } from '../dateTimeScalar.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
+import { QUERY_ROWS } from '../queryLimits.ts';
 import { checkFirst, connectionOf, emptyConnection, parseAfter, type Connection } from '../relay.ts';
 import { costOf, sessionOf, spanOf, traceOf } from '../tracingMappers.ts';
 import {
@@ -65,7 +66,10 @@ const fullTraces = async (ctx: GraphqlContext, ids: readonly number[]) => {
 
 @Resolver(() => Project)
 export class ProjectResolver {
-  @FieldResolver(() => ProjectSummary, { description: 'Counts, latency, tokens and errors over a time range (traces by start time)' })
+  @FieldResolver(() => ProjectSummary, {
+    description: 'Counts, latency, tokens and errors over a time range (traces by start time)',
+    complexity: QUERY_ROWS,
+  })
   async summary(
     @Root() project: Project,
     @Ctx() ctx: GraphqlContext,
@@ -89,6 +93,7 @@ export class ProjectResolver {
   @FieldResolver(() => Float, {
     nullable: true,
     description: 'A quantile (e.g. 0.5, 0.99) of trace latency over a time range (as in summary)',
+    complexity: QUERY_ROWS,
   })
   async latencyMsQuantile(
     @Root() project: Project,
