@@ -30,9 +30,6 @@ import { createReadModelLease, ownerLabel } from '../projections/readModelLease.
 import { createReactorRunner, type ReactorRunner } from '../projections/reactors/reactorRunner.ts';
 import { createReactors } from './createReactors.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
-import { deriveAuditKey } from '../domain/audit/auditKey.ts';
-import { createSealer } from '../projections/audit/createSealer.ts';
-import { startSealing } from '../projections/audit/startSealing.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
@@ -110,7 +107,14 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     const reactors = createReactorRunner({
       store,
       pool: database.pool,
-      reactors: createReactors({ config, store, pool: database.pool }),
+      reactors: createReactors({
+        config,
+        store,
+        pool: database.pool,
+        sealInputs: log.sealInputs,
+        embedded: database.kind === 'pglite',
+        logger,
+      }),
       readModels: runner,
       lease: database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined,
       logger,
@@ -149,18 +153,6 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // Prices changed after the spans they price were stored: repriced in the background.
     const costReactor = startCostReactor({ pool: database.pool, logger });
     closers.unshift(() => costReactor.stop());
-
-    // Trails the append (never on its path); PGlite is one session, so its batches are kept small.
-    const sealing = startSealing({
-      sealer: createSealer({
-        pool: database.pool,
-        key: deriveAuditKey(config.audit.secret),
-        source: log.sealInputs,
-        maxBytes: database.kind === 'pglite' ? 4 * 1024 * 1024 : undefined,
-      }),
-      logger,
-    });
-    closers.unshift(() => sealing.stop());
 
     const inFlight = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: config.http.otlpMaxInFlightBytes });
     const budget = gateBudgetOnLag(

@@ -115,6 +115,14 @@ const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 0, max: 0 },
   },
   {
+    words: ['audit', 'export'],
+    module: 'auditExport',
+    arguments: '[--out FILE]',
+    summary: 'seal what is new, then write every event with its seal as JSON lines (stdout or FILE), for bin/loupe-audit-check.mjs',
+    options: { out: { type: 'string' } },
+    positionals: { min: 0, max: 0 },
+  },
+  {
     words: ['users', 'set-password'],
     module: 'usersSetPassword',
     arguments: 'EMAIL',

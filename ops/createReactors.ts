@@ -1,13 +1,38 @@
-import type { DatabasePool } from 'slonik';
+import type { Logger } from 'pino';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { deriveAuditKey } from '../domain/audit/auditKey.ts';
+import type { SealInputSource } from '../domain/audit/sealInputSource.ts';
+import { createSealer } from '../projections/audit/createSealer.ts';
+import { sealerReactor } from '../projections/audit/sealerReactor.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import type { Config } from './config.ts';
 
-export type ReactorDeps = { readonly config: Config; readonly store: EventStore; readonly pool: DatabasePool };
+export type ReactorDeps = {
+  readonly config: Config;
+  readonly store: EventStore;
+  readonly pool: DatabasePool;
+  /** What the sealer reads of the configured log (ops/createConfiguredEventStore.ts). */
+  readonly sealInputs: (db: CommonQueryMethods) => SealInputSource;
+  /** PGlite: one session for everything, so a reactor's long statements delay every other query. */
+  readonly embedded: boolean;
+  readonly logger: Logger;
+};
 
 /**
  * Every reactor the server runs (projections/reactors/reactor.ts), built from the configuration.
  * Each concrete reactor lives in its feature's folder (`projections/<feature>/<x>Reactor.ts`);
  * this is the one list, as `projections/allProjections.ts` is for read models.
  */
-export const createReactors = (_deps: ReactorDeps): AnyReactor[] => [];
+export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
+  // Trails the append (never on its path); on PGlite its batches are kept small (docs/AUDIT.md).
+  sealerReactor({
+    sealer: createSealer({
+      pool: deps.pool,
+      key: deriveAuditKey(deps.config.audit.secret),
+      source: deps.sealInputs,
+      maxBytes: deps.embedded ? 4 * 1024 * 1024 : undefined,
+    }),
+    logger: deps.logger,
+  }),
+];

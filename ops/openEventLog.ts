@@ -1,4 +1,5 @@
-import type { DatabaseTransactionConnection } from 'slonik';
+import type { CommonQueryMethods, DatabaseTransactionConnection } from 'slonik';
+import type { SealInputSource } from '../domain/audit/sealInputSource.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import { migrate } from '../projections/migrate.ts';
 import type { Config } from './config.ts';
@@ -12,6 +13,8 @@ export type EventLog = {
   readonly store: EventStore;
   readonly storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
   readonly kind: 'sql' | 'eventstoredb';
+  /** What the audit chain reads of the log. */
+  readonly sealInputs: (db: CommonQueryMethods) => SealInputSource;
   readonly close: () => Promise<void>;
 };
 
@@ -32,6 +35,7 @@ export const openEventLog = async (config: Config): Promise<EventLog> => {
     store: configured.store,
     storeInTransaction: configured.storeInTransaction,
     kind: configured.kind,
+    sealInputs: configured.sealInputs,
     close: async () => {
       await configured.close();
       await database.close();

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import type { Position } from '../eventstore/types.ts';
 import type { SealInputSource } from './sealInputSource.ts';
 import { byteaColumn } from './byteaColumn.ts';
 import { canonicalMetadata } from './sealInput.ts';
@@ -13,6 +14,7 @@ const row = z.object({
   type: z.string(),
   metadata: z.string(),
   data_sha256: byteaColumn,
+  data_text: z.string().optional(),
 });
 
 /**
@@ -20,8 +22,8 @@ const row = z.object({
  * (sha256 of the stored JSON text's UTF-8 bytes), so a span batch of megabytes never travels to
  * the sealer. Pages are bounded by the stored data sizes (`data_bytes`) as projection batches are.
  */
-export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSource => ({
-  async read(after, maxEvents, maxBytes) {
+export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSource => {
+  const read = async (after: Position, maxEvents: number, maxBytes: number, withData: boolean) => {
     const rows = await db.any(sql.type(row)`
       WITH page AS (
         SELECT event_id, stream, revision, transaction_id, global_position, type, metadata, data, data_bytes
@@ -37,6 +39,7 @@ export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSourc
       )
       SELECT event_id::text AS id, stream, revision, transaction_id::text AS tx, global_position AS seq, type,
         metadata::text AS metadata, sha256(convert_to(data::text, 'UTF8')) AS data_sha256
+        ${withData ? sql.fragment`, data::text AS data_text` : sql.fragment``}
       FROM sized
       WHERE bytes_before < ${maxBytes} OR bytes_before = 0
       ORDER BY transaction_id, global_position`);
@@ -49,6 +52,11 @@ export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSourc
       metadata: canonicalMetadata(r.metadata),
       dataSha256: r.data_sha256,
       erasure: null,
+      dataText: r.data_text ?? '',
     }));
-  },
-});
+  };
+  return {
+    read: (after, maxEvents, maxBytes) => read(after, maxEvents, maxBytes, false),
+    readWithData: (after, maxEvents, maxBytes) => read(after, maxEvents, maxBytes, true),
+  };
+};

@@ -12,4 +12,6 @@ export interface SealInputSource {
    * together (always at least one).
    */
   read(after: Position, maxEvents: number, maxBytes: number): Promise<SealInput[]>;
+  /** The same, each with its data as stored (UTF-8 text): for an export an auditor checks offline. */
+  readWithData(after: Position, maxEvents: number, maxBytes: number): Promise<Array<SealInput & { readonly dataText: string }>>;
 }

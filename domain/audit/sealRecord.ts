@@ -16,5 +16,6 @@ export type Checkpoint = {
   readonly ordinal: bigint;
   readonly seal: Buffer;
   readonly keyId: string;
+  /** ISO 8601. */
   readonly recordedAt: string;
 };

@@ -3,6 +3,7 @@ import { comparePosition, positionToString, START } from '../eventstore/types.ts
 import type { AuditKey } from './auditKey.ts';
 import { GENESIS_SEAL, nextSeal, sealParts } from './sealChain.ts';
 import type { SealInput } from './sealInput.ts';
+import { pageCursor } from './pageCursor.ts';
 import type { Checkpoint, SealRecord } from './sealRecord.ts';
 
 export const FINDINGS = {
@@ -52,34 +53,6 @@ export type VerifyReport = {
   readonly erased: ReadonlyMap<bigint, number>;
 };
 
-const PAGE = 5_000;
-
-/** Reads pages ahead: the next page is on its way while this one is checked. */
-const cursor = <T extends { position: Position }>(read: (after: Position, limit: number) => Promise<T[]>) => {
-  let page: T[] = [];
-  let index = 0;
-  let done = false;
-  let next: Promise<T[]> | null = read(START, PAGE);
-  const fill = async () => {
-    while (index >= page.length && !done) {
-      page = await next!;
-      index = 0;
-      if (page.length < PAGE) done = true;
-      next = done ? null : read(page.at(-1)!.position, PAGE);
-      if (page.length === 0) done = true;
-    }
-  };
-  return {
-    async peek(): Promise<T | undefined> {
-      await fill();
-      return page[index];
-    },
-    take() {
-      index++;
-    },
-  };
-};
-
 const at = (p: Position) => positionToString(p);
 
 /**
@@ -109,8 +82,8 @@ export const verifyChain = async (
       detail: `the chain is sealed with key ${newest.keyId}; the key given is ${key.id} (SERVICE_AUDIT_KEY or SERVICE_SECRET as the server had it)`,
     });
   }
-  const log = cursor(reader.events);
-  const seals = cursor(reader.seals);
+  const log = pageCursor(reader.events);
+  const seals = pageCursor(reader.seals);
   let nextCheckpoint = 0;
 
   const elsewhere = async (e: SealInput, p: Position): Promise<Finding | null> => {

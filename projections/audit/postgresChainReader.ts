@@ -3,14 +3,14 @@ import type { ChainReader } from '../../domain/audit/verifyChain.ts';
 import { createPostgresSealInputs } from '../../domain/audit/postgresSealInputs.ts';
 import { positionOfEvent, readCheckpoints, readSeals, sealOfEvent } from './sealStore.ts';
 
-/** Pages of the log are bounded by their data's stored size too: hashing reads all of it. */
-const PAGE_BYTES = 64 * 1024 * 1024;
-
-/** `loupe audit verify` on the Postgres/PGlite log and the seals beside it. */
-export const postgresChainReader = (db: CommonQueryMethods): ChainReader => {
+/**
+ * `loupe audit verify` on the Postgres/PGlite log and the seals beside it. Pages of the log are
+ * bounded by their data's stored size too (64 MB): hashing reads all of it.
+ */
+export const postgresChainReader = (db: CommonQueryMethods, pageBytes = 64 * 1024 * 1024): ChainReader => {
   const inputs = createPostgresSealInputs(db);
   return {
-    events: (after, limit) => inputs.read(after, limit, PAGE_BYTES),
+    events: (after, limit) => inputs.read(after, limit, pageBytes),
     seals: (after, limit) => readSeals(db, after, limit),
     sealOfEvent: (eventId) => sealOfEvent(db, eventId),
     positionOfEvent: (eventId) => positionOfEvent(db, eventId),

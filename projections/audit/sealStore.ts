@@ -102,7 +102,7 @@ export const insertSeals = async (db: CommonQueryMethods, rows: readonly SealRec
 
 export const latestCheckpoint = async (db: CommonQueryMethods): Promise<Checkpoint | null> => {
   const r = await db.maybeOne(sql.type(checkpointRow)`
-    SELECT tx, seq, ordinal, seal, key_id, recorded_at::text FROM audit_checkpoints ORDER BY id DESC LIMIT 1`);
+    SELECT tx, seq, ordinal, seal, key_id, to_json(recorded_at) #>> '{}' AS recorded_at FROM audit_checkpoints ORDER BY id DESC LIMIT 1`);
   return r ? toCheckpoint(r) : null;
 };
 
@@ -110,7 +110,7 @@ export const latestCheckpoint = async (db: CommonQueryMethods): Promise<Checkpoi
 export const readCheckpoints = async (db: CommonQueryMethods): Promise<Checkpoint[]> =>
   (
     await db.any(sql.type(checkpointRow)`
-      SELECT tx, seq, ordinal, seal, key_id, recorded_at::text FROM audit_checkpoints ORDER BY id`)
+      SELECT tx, seq, ordinal, seal, key_id, to_json(recorded_at) #>> '{}' AS recorded_at FROM audit_checkpoints ORDER BY id`)
   ).map(toCheckpoint);
 
 export const insertCheckpoint = async (db: CommonQueryMethods, head: SealRecord, keyId: string): Promise<void> => {

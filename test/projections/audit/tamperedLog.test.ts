@@ -5,6 +5,8 @@ import { deriveAuditKey } from '../../../domain/audit/auditKey.ts';
 import type { FindingKind, VerifyReport } from '../../../domain/audit/verifyChain.ts';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
 import { positionToString } from '../../../domain/eventstore/types.ts';
+import { verifyChain } from '../../../domain/audit/verifyChain.ts';
+import { postgresChainReader } from '../../../projections/audit/postgresChainReader.ts';
 import { freshMigratedDatabase, type TestDatabase } from '../../support/database.ts';
 import { appendSampleEvents, sealEverything, TEST_AUDIT_KEY, verify, verifyTampered } from './auditFixture.ts';
 
@@ -35,6 +37,8 @@ test('an untouched log verifies, and events appended after the newest seal are r
   assert.is(report.sealed, 30);
   assert.is(report.head?.ordinal, 30n);
   assert.is((await verify(db.pool)).finding, null);
+  const smallPages = await verifyChain(postgresChainReader(db.pool, 100), TEST_AUDIT_KEY);
+  assert.equal([smallPages.finding, smallPages.sealed], [null, 30], 'pages cut by bytes are not the end of the log');
 });
 
 test("one event's data changed", async () => {
