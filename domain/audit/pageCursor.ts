@@ -28,5 +28,11 @@ export const pageCursor = <T extends { position: Position }>(read: (after: Posit
     take() {
       index++;
     },
+    /** Waits for the page read ahead (its connection may be a transaction about to end); its result is dropped. */
+    async close(): Promise<void> {
+      done = true;
+      await next?.catch(() => undefined);
+      next = null;
+    },
   };
 };

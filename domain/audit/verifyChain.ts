@@ -66,6 +66,24 @@ export const verifyChain = async (
   key: AuditKey,
   onProgress: (events: number) => void = () => {},
 ): Promise<VerifyReport> => {
+  const log = pageCursor(reader.events);
+  const seals = pageCursor(reader.seals);
+  try {
+    return await walk(reader, key, onProgress, log, seals);
+  } finally {
+    await Promise.all([log.close(), seals.close()]);
+  }
+};
+
+type Cursor<T extends { position: Position }> = ReturnType<typeof pageCursor<T>>;
+
+const walk = async (
+  reader: ChainReader,
+  key: AuditKey,
+  onProgress: (events: number) => void,
+  log: Cursor<SealInput>,
+  seals: Cursor<SealRecord>,
+): Promise<VerifyReport> => {
   const checkpoints = await reader.checkpoints();
   const newest = checkpoints.at(-1);
   let events = 0;
@@ -82,8 +100,6 @@ export const verifyChain = async (
       detail: `the chain is sealed with key ${newest.keyId}; the key given is ${key.id} (SERVICE_AUDIT_KEY or SERVICE_SECRET as the server had it)`,
     });
   }
-  const log = pageCursor(reader.events);
-  const seals = pageCursor(reader.seals);
   let nextCheckpoint = 0;
 
   const elsewhere = async (e: SealInput, p: Position): Promise<Finding | null> => {
