@@ -67,7 +67,7 @@ const same = (a, b) => a.length === b.length && timingSafeEqual(a, b);
 
 let lineNo = 0;
 const fail = (what) => {
-  console.log(`TAMPERED: line ${lineNo}: ${what}`);
+  console.log(`TAMPERED: ${lineNo > 0 ? `line ${lineNo}: ` : ''}${what}`);
   process.exit(1);
 };
 
@@ -83,6 +83,8 @@ let ended = false;
 const checkpoints = new Map();
 const preamble = createHash('sha256'); // the header and checkpoint lines, as written: the end MAC covers them
 const erasedBy = new Map();
+const erasures = []; // [event id, removal record seq, position]: checked against the records at the end
+const removalRecords = new Map(); // seq → ids the record lists
 
 const position = (text) => {
   const m = /^(\d+):(\d+)$/.exec(text ?? '');
@@ -158,7 +160,14 @@ for await (const text of createInterface({ input: createReadStream(parsed.positi
   checkpoints.delete(line.ordinal);
   if (erased) {
     if (line.erasedBy === null) fail(`the content of the event at ${line.position} was removed and no removal record is named`);
-    erasedBy.set(line.erasedBy, (erasedBy.get(line.erasedBy) ?? 0) + 1);
+    erasures.push([line.id, line.erasedBy, line.position]);
+  }
+  if (line.stream === 'removals' && line.type === 'ContentRemoved') {
+    let listed = [];
+    try {
+      listed = JSON.parse(line.data).erased ?? [];
+    } catch {}
+    removalRecords.set(seq.toString(), new Set(listed.map((e) => e.id)));
   }
   previous = seal;
   headSeal = line.seal;
@@ -173,6 +182,15 @@ for (const checkpoint of checkpoints.values()) {
       `the checkpoint of ${checkpoint.recordedAt} records ${checkpoint.ordinal} sealed events; the file holds ${expectedOrdinal - 1n}: tail truncated`,
     );
   }
+}
+for (const [id, by, at] of erasures) {
+  if (!removalRecords.get(by)?.has(id)) {
+    lineNo = 0;
+    fail(
+      `the event at ${at} is marked erased by ${by}, which is not a removal record listing it: content removed without a removal record`,
+    );
+  }
+  erasedBy.set(by, (erasedBy.get(by) ?? 0) + 1);
 }
 console.log(`intact: ${expectedOrdinal - 1n} sealed events (head ${headPosition ?? 'none'} seal ${headSeal || 'none'}, key ${keyId})`);
 for (const [record, count] of erasedBy) console.log(`${count} event(s) erased by the removal record at position ${record}`);

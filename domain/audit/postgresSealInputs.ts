@@ -14,6 +14,8 @@ const row = z.object({
   type: z.string(),
   metadata: z.string(),
   data_sha256: byteaColumn,
+  erased: z.boolean(),
+  erased_by: z.bigint().nullable(),
   data_text: z.string().optional(),
 });
 
@@ -21,12 +23,14 @@ const row = z.object({
  * The seal inputs of the Postgres/PGlite `events` table. The data is hashed by the database
  * (sha256 of the stored JSON text's UTF-8 bytes), so a span batch of megabytes never travels to
  * the sealer. Pages are bounded by the stored data sizes (`data_bytes`) as projection batches are.
+ * An event whose content a removal rewrote is sealed with the hash of its original data, which its
+ * row keeps (`data_sha256`, set by the append-only trigger), and names the removal record.
  */
 export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSource => {
   const read = async (after: Position, maxEvents: number, maxBytes: number, withData: boolean) => {
     const rows = await db.any(sql.type(row)`
       WITH page AS (
-        SELECT event_id, stream, revision, transaction_id, global_position, type, metadata, data, data_bytes
+        SELECT event_id, stream, revision, transaction_id, global_position, type, metadata, data, data_bytes, erased_by, data_sha256
         FROM events
         WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
           AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -38,7 +42,10 @@ export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSourc
         FROM page
       )
       SELECT event_id::text AS id, stream, revision, transaction_id::text AS tx, global_position AS seq, type,
-        metadata::text AS metadata, sha256(convert_to(data::text, 'UTF8')) AS data_sha256
+        metadata::text AS metadata,
+        -- A removal keeps the hash of what the event held (set by the append-only trigger): the chain covers that.
+        CASE WHEN data_sha256 IS NULL THEN sha256(convert_to(data::text, 'UTF8')) ELSE decode(data_sha256, 'hex') END AS data_sha256,
+        data_sha256 IS NOT NULL AS erased, erased_by
         ${withData ? sql.fragment`, data::text AS data_text` : sql.fragment``}
       FROM sized
       WHERE bytes_before < ${maxBytes} OR bytes_before = 0
@@ -51,7 +58,7 @@ export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSourc
       type: r.type,
       metadata: canonicalMetadata(r.metadata),
       dataSha256: r.data_sha256,
-      erasure: null,
+      erasure: r.erased ? { by: r.erased_by } : null,
       dataText: r.data_text ?? '',
     }));
   };

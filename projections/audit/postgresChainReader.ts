@@ -2,6 +2,7 @@ import type { CommonQueryMethods } from 'slonik';
 import type { ChainReader } from '../../domain/audit/verifyChain.ts';
 import { createPostgresSealInputs } from '../../domain/audit/postgresSealInputs.ts';
 import { positionOfEvent, readCheckpoints, readSeals, sealOfEvent } from './sealStore.ts';
+import { removalRecordAt } from './removalRecord.ts';
 
 /**
  * `loupe audit verify` on the Postgres/PGlite log and the seals beside it. Pages of the log are
@@ -15,6 +16,6 @@ export const postgresChainReader = (db: CommonQueryMethods, pageBytes = 64 * 102
     sealOfEvent: (eventId) => sealOfEvent(db, eventId),
     positionOfEvent: (eventId) => positionOfEvent(db, eventId),
     checkpoints: () => readCheckpoints(db),
-    removal: async () => null,
+    removal: (seq) => removalRecordAt(db, seq),
   };
 };

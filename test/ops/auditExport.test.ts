@@ -54,13 +54,14 @@ test('the export holds every event with its seal, and no secret value', async ()
     events.every((e) => /^[0-9a-f]{64}$/.test(e.seal)),
     'every event is sealed (the export seals first)',
   );
-  for (const value of [secret, log.env.SERVICE_ADMIN_SECRET!, 'a-password-1']) assert.not.ok(text.includes(value));
+  for (const value of [secret, log.env.SERVICE_ADMIN_SECRET!, 'a-password-1', 'personal data']) assert.not.ok(text.includes(value), value);
 });
 
 test('the offline verifier accepts the export with the key', async () => {
   const result = await check(file, secret);
   assert.is(result.code, 0, result.stdout + result.stderr);
   assert.match(result.stdout, /^intact: \d+ sealed events/);
+  assert.match(result.stdout, /\n1 event\(s\) erased by the removal record at position \d+\n/);
 });
 
 test('and rejects it with another key', async () => {

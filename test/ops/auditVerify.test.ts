@@ -30,6 +30,7 @@ test('an untouched log a server wrote verifies: exit 0, the sealed head named', 
   assert.is(result.code, 0, result.stdout + result.stderr);
   assert.match(result.stdout, /^intact: \d+ sealed events verified \(head \d+:\d+ seal [0-9a-f]{64}, key a-[0-9a-f]{12}\)/);
   assert.match(result.stderr, /events\/s/);
+  assert.match(result.stdout, /\n1 event\(s\) erased by the removal record at position \d+\n/);
 });
 
 test('without the key the chain was sealed with it does not verify', async () => {

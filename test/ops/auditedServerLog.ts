@@ -1,4 +1,5 @@
 import { sql } from 'slonik';
+import { START } from '../../domain/eventstore/types.ts';
 import { z } from 'zod';
 import { loadConfig } from '../../ops/config.ts';
 import { openConfiguredDatabase } from '../../ops/database/openConfiguredDatabase.ts';
@@ -13,7 +14,7 @@ const unsealed = z.object({ n: z.number() });
 
 /**
  * A log written by a real server, as an auditor would meet it: users, a role change, API keys
- * issued and deleted, projects and spans — all sealed. The server is stopped; the CLI gets the
+ * issued and deleted, projects and spans, one span export erased — all sealed. The server is stopped; the CLI gets the
  * database through `env` (a PGlite working directory or a PostgreSQL database).
  */
 export const auditedServerLog = async (): Promise<{
@@ -33,6 +34,18 @@ export const auditedServerLog = async (): Promise<{
     const key = await createKey(server, admin, 'system', 'ci');
     await callAs(server, 'DELETE', `/v1/system/api_keys/${key.id}`, { as: admin });
     await seed(server, 'audited', [spanRecord({ traceId: newTraceId(), name: 'llm call' })]);
+    await seed(server, 'audited', [spanRecord({ traceId: newTraceId(), name: 'personal data' })]);
+    // An erasure through the store's one removal path: the second export's spans.
+    const [, personal] = (await server.store.readAll(START, 10_000)).filter((e) => e.type === 'SpansIngested');
+    await server.store.removeContent({
+      record: {
+        type: 'ContentRemoved',
+        data: { kind: 'erasure' },
+        metadata: { actor: 'system', requestId: null, time: new Date().toISOString(), causation: null },
+      },
+      eventIds: [personal!.id],
+      rewrite: () => null,
+    });
     await eventually(
       () =>
         server.pool.oneFirst(sql.type(unsealed)`
