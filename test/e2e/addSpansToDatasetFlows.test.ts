@@ -260,11 +260,11 @@ test('a person compares two experiments run on the dataset, score deltas against
 
   // When both are ticked on the dataset's page and compared
   const { page, context, problems } = await openPage(browser);
-  await page.goto(server.href(`/datasets/${encodeURIComponent(datasetId)}`));
+  await page.goto(server.href(`/datasets/${encodeURIComponent(datasetId)}?tab=experiments`));
   await page.getByTestId('experiment-row').nth(1).waitFor();
   await page.getByLabel('Compare baseline').check();
   await page.getByLabel('Compare candidate').check();
-  await page.getByRole('button', { name: 'Compare 2' }).click();
+  await page.getByRole('button', { name: 'Compare selected (2)' }).click();
 
   // Then each experiment's mean shows, the candidate's gain over the baseline, and every example side by side
   await page.waitForURL(/\/compare\?experiments=/);

@@ -92,7 +92,7 @@ test('a person uploads a CSV with a column mapping and reads its examples, versi
   assert.equal(JSON.parse((await page.getByTestId('example-output').nth(1).textContent()) ?? ''), { answer: 'No, shown as text' });
   assert.equal(JSON.parse((await page.getByTestId('example-metadata').first().textContent()) ?? ''), { source: 'faq' });
   assert.equal(await page.getByTestId('dataset-version-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-number'))), ['1']);
-  await page.getByText('No experiments yet').waitFor();
+  await page.getByRole('link', { name: 'Experiments (0)' }).waitFor();
 
   // When examples are appended (a second version) and an experiment with one run is made from code
   const datasetId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
@@ -115,17 +115,22 @@ test('a person uploads a CSV with a column mapping and reads its examples, versi
 
   // Then a reload (the path is the app's) shows both versions, newest first, with the new example
   await page.reload();
-  await page.getByTestId('experiment-row').waitFor();
   assert.equal(await page.getByTestId('dataset-version-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-number'))), [
     '2',
     '1',
   ]);
   await page.getByRole('heading', { name: 'Examples at version 2' }).waitFor();
   await page.getByTestId('example-row').nth(2).waitFor();
-  assert.equal((await page.getByTestId('experiment-row').getAttribute('data-name')) ?? '', 'baseline');
-  assert.is((await page.getByTestId('run-count').textContent())?.trim(), '1');
-  assert.is((await page.getByTestId('experiment-row').getByText('Version 2').count()) > 0, true);
   await screenshot(page, 'datasets-dataset-page');
+  // ...and its Experiments tab lists the experiment with its run
+  await page.getByRole('link', { name: 'Experiments (1)' }).click();
+  await page.waitForURL(/tab=experiments/);
+  await page.getByTestId('experiment-row').waitFor();
+  assert.equal((await page.getByTestId('experiment-row').getAttribute('data-name')) ?? '', 'baseline');
+  // 1 run recorded of the 3 the version's examples call for
+  assert.is((await page.getByTestId('run-count').textContent())?.trim(), '1 / 3');
+  assert.is((await page.getByTestId('experiment-row').getByText('Version 2').count()) > 0, true);
+  await page.getByRole('link', { name: 'Examples', exact: true }).click();
 
   // And version 1 still holds its two examples
   await page.locator('[data-testid=dataset-version-item][data-number="1"]').click();
@@ -230,13 +235,30 @@ test('a person compares two experiments on the same examples, with score deltas 
   await run(candidate.id, 2, '', 0, 'RateLimitError: 429 from the provider');
 
   const { page, context, problems } = await openPage(browser);
-  await page.goto(server.href(`/datasets/${encodeURIComponent(datasetId)}`));
+  await page.goto(server.href(`/datasets/${encodeURIComponent(datasetId)}?tab=experiments`));
   await page.getByTestId('experiment-row').nth(1).waitFor();
+
+  // The Experiments tab shows each one's runs, errors, latency and a column per evaluator
+  const row = (name: string) => page.locator(`[data-testid=experiment-row][data-name=${name}]`);
+  const cell = (name: string, testId: string) => row(name).getByTestId(testId);
+  await cell('candidate', 'evaluator').filter({ hasText: '0.67' }).waitFor();
+  assert.is((await cell('baseline', 'evaluator').textContent())?.trim(), '0.33');
+  assert.is((await cell('candidate', 'run-count').textContent())?.trim(), '3');
+  assert.is((await cell('candidate', 'error-count').textContent())?.trim(), '1');
+  assert.is((await cell('baseline', 'error-count').textContent())?.trim(), '0');
+  assert.match((await cell('candidate', 'mean-latency').textContent()) ?? '', /1\.20s/);
+  await screenshot(page, 'datasets-experiments-tab');
+  // ...sortable by an evaluator's mean, best first, then worst first
+  const order = () => page.getByTestId('experiment-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
+  await page.getByRole('button', { name: 'correctness' }).click();
+  assert.equal(await order(), ['candidate', 'baseline']);
+  await page.getByRole('button', { name: /correctness/ }).click();
+  assert.equal(await order(), ['baseline', 'candidate']);
 
   // When baseline then candidate are ticked and compared
   await page.getByLabel('Compare baseline').check();
   await page.getByLabel('Compare candidate').check();
-  await page.getByRole('button', { name: 'Compare 2' }).click();
+  await page.getByRole('button', { name: 'Compare selected (2)' }).click();
 
   // Then the summary shows each mean score, the candidate's with its gain over the baseline
   await page.waitForURL(/\/compare\?experiments=/);
