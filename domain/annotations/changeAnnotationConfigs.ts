@@ -2,7 +2,7 @@ import type { EventStore } from '../eventstore/types.ts';
 import { handleCommand, type CommandContext, type CommandResult } from '../handleCommand.ts';
 import { loadState } from '../readAndFold.ts';
 import { annotationConfigDecider, type AnnotationConfigsState } from './annotationConfigDecider.ts';
-import { ANNOTATION_CONFIGS_STREAM } from './annotationStreams.ts';
+import { ANNOTATION_CONFIGS_STREAM } from './annotationStream.ts';
 import type { AnnotationConfigCommand } from './commands.ts';
 import type { AnnotationConfigEvent } from './events.ts';
 

@@ -3,7 +3,7 @@ import type { EventStore, Position } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { loadProject } from '../projects/loadProject.ts';
 import { annotationDeletionDecider } from './annotationDecider.ts';
-import { annotationDeletionStream } from './annotationStreams.ts';
+import { annotationDeletionStream } from './annotationStream.ts';
 import type { DeleteAnnotations } from './commands.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { EventStore, Position } from '../eventstore/types.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { annotationDecider } from './annotationDecider.ts';
 import { cleanAnnotation } from './annotationRecord.ts';
-import { annotationStream } from './annotationStreams.ts';
+import { annotationStream } from './annotationStream.ts';
 import type { RecordAnnotations } from './commands.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { EventStore, Position } from '../eventstore/types.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import { annotationDecider } from './annotationDecider.ts';
-import { annotationStream } from './annotationStreams.ts';
+import { annotationStream } from './annotationStream.ts';
 import type { AnnotationKey } from './events.ts';
 
 /** Removes single annotations by key, as one event; the caller has checked who may. */

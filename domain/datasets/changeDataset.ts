@@ -4,7 +4,7 @@ import { handleCommand, type CommandContext, type CommandResult } from '../handl
 import type { DatasetCommand, DatasetLabelCommand, DatasetSplitCommand } from './commands.ts';
 import { datasetDecider } from './datasetDecider.ts';
 import { datasetNameDecider } from './datasetNameDecider.ts';
-import { DATASET_LABELS_STREAM, DATASET_NAMES_STREAM, DATASET_SPLITS_STREAM, datasetStream } from './datasetStreams.ts';
+import { DATASET_LABELS_STREAM, DATASET_NAMES_STREAM, DATASET_SPLITS_STREAM, datasetStream } from './datasetStream.ts';
 import { datasetLabelDecider, datasetSplitDecider } from './datasetVocabularyDecider.ts';
 import type { DatasetEvent, DatasetLabelEvent, DatasetSplitEvent } from './events.ts';
 

@@ -6,7 +6,7 @@ import { handleCommand, type CommandContext } from '../handleCommand.ts';
 import type { JsonObject } from '../tracing/jsonValue.ts';
 import { datasetDecider } from './datasetDecider.ts';
 import { datasetNameDecider } from './datasetNameDecider.ts';
-import { DATASET_NAMES_STREAM, DATASET_SPLITS_STREAM, datasetStream, datasetUploadStream } from './datasetStreams.ts';
+import { DATASET_NAMES_STREAM, DATASET_SPLITS_STREAM, datasetStream, datasetUploadStream } from './datasetStream.ts';
 import { datasetSplitDecider } from './datasetVocabularyDecider.ts';
 import type { DatasetExamplesStaged, ExampleData } from './events.ts';
 import { spoolChunks } from './uploadSpool.ts';

@@ -6,7 +6,7 @@ import { experimentDecider } from './experimentDecider.ts';
 import { experimentEvaluationDecider } from './experimentEvaluationDecider.ts';
 import { experimentRunDecider } from './experimentRunDecider.ts';
 import type { ExperimentEvaluationRecorded, ExperimentEvent, ExperimentRunRecorded } from './events.ts';
-import { experimentEvaluationStream, experimentRunStream, experimentStream } from './experimentStreams.ts';
+import { experimentEvaluationStream, experimentRunStream, experimentStream } from './experimentStream.ts';
 
 export const changeExperiment = (
   store: EventStore,

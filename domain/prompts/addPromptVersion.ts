@@ -4,7 +4,7 @@ import { handleCommand, type CommandContext, type CommandResult } from '../handl
 import type { JsonObject } from '../tracing/jsonValue.ts';
 import type { PromptEvent } from './events.ts';
 import { promptDecider } from './promptDecider.ts';
-import { promptStream } from './promptStreams.ts';
+import { promptStream } from './promptStream.ts';
 import { invocationParametersForWrite, type PromptVersionData } from './promptVersion.ts';
 
 export type NewPromptVersion = {

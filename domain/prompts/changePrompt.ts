@@ -3,7 +3,7 @@ import { handleCommand, type CommandContext, type CommandResult } from '../handl
 import type { PromptCommand } from './commands.ts';
 import type { PromptEvent } from './events.ts';
 import { promptDecider } from './promptDecider.ts';
-import { promptStream } from './promptStreams.ts';
+import { promptStream } from './promptStream.ts';
 
 /** Any change to an existing prompt (tags, labels, description, metadata, deletion), on its own stream. */
 export const changePrompt = (

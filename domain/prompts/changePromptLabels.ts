@@ -5,7 +5,7 @@ import { loadState } from '../readAndFold.ts';
 import type { PromptLabelCommand } from './commands.ts';
 import type { PromptEvent, PromptLabelEvent } from './events.ts';
 import { promptLabelDecider } from './promptLabelDecider.ts';
-import { PROMPT_LABELS_STREAM } from './promptStreams.ts';
+import { PROMPT_LABELS_STREAM } from './promptStream.ts';
 import { changePrompt } from './changePrompt.ts';
 
 /** Creating, changing or deleting a label, decided on the one labels stream. */

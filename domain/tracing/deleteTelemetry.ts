@@ -3,7 +3,7 @@ import type { EventStore, Position } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { loadProject } from '../projects/loadProject.ts';
 import { telemetryDeletionDecider, type DeleteTelemetry } from './telemetryDeletionDecider.ts';
-import { telemetryDeletionStream } from './tracingStreams.ts';
+import { telemetryDeletionStream } from './tracingStream.ts';
 
 /**
  * Appends the deletion events of `command` for the project named `projectName`; throws

@@ -8,7 +8,7 @@ import type { SpansIngested } from './events.ts';
 import type { SpanBatch } from './spanRecord.ts';
 import { MAX_SPANS_PER_EVENT, splitBatch } from './splitBatch.ts';
 import { storableBatch, storableText } from './storable.ts';
-import { ingestStream } from './tracingStreams.ts';
+import { ingestStream } from './tracingStream.ts';
 
 export type IngestSpansOptions = {
   /** Spans per event at most (default MAX_SPANS_PER_EVENT; tests pass small numbers). */

@@ -1,5 +1,5 @@
 import { suite } from 'uvu';
-import { datasetStream, datasetUploadStream } from '../../../domain/datasets/datasetStreams.ts';
+import { datasetStream, datasetUploadStream } from '../../../domain/datasets/datasetStream.ts';
 import type { AnyDatasetEvent, ExampleData } from '../../../domain/datasets/events.ts';
 import { examplesAtVersion, findDataset, findDatasetVersion, listDatasetVersions } from '../../../projections/datasets/datasetQueries.ts';
 import { datasetsProjection } from '../../../projections/datasets/datasetsProjection.ts';

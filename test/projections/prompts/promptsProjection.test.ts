@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DomainEvent } from '../../../domain/decider.ts';
-import { PROMPT_LABELS_STREAM, promptStream } from '../../../domain/prompts/promptStreams.ts';
+import { PROMPT_LABELS_STREAM, promptStream } from '../../../domain/prompts/promptStream.ts';
 import {
   findPrompt,
   findPromptVersion,

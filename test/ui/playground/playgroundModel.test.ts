@@ -7,11 +7,11 @@ import {
   draftRequest,
   emptyDraft,
   wireMessages,
-} from '../../ui/src/lib/playground/playgroundDraft.ts';
-import { inputPaths, mappingFor } from '../../ui/src/lib/playground/datasetMapping.ts';
-import { createSseParser } from '../../ui/src/lib/playground/sseEvents.ts';
-import { templateVariables } from '../../ui/src/lib/playground/templateVariables.ts';
-import { inputMessages } from '../../ui/src/lib/tracing/openInference.ts';
+} from '../../../ui/src/lib/playground/playgroundDraft.ts';
+import { inputPaths, mappingFor } from '../../../ui/src/lib/playground/datasetMapping.ts';
+import { createSseParser } from '../../../ui/src/lib/playground/sseEvents.ts';
+import { templateVariables } from '../../../ui/src/lib/playground/templateVariables.ts';
+import { inputMessages } from '../../../ui/src/lib/tracing/openInference.ts';
 
 /**
  * The playground page's pure parts, without a browser: reading the streamed events, offering

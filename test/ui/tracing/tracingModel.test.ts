@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ioContentOf, previewText, soleText } from '../../ui/src/lib/tracing/ioContent.ts';
-import { inputMessages, outputMessages, retrievedDocuments, toolOf } from '../../ui/src/lib/tracing/openInference.ts';
-import { filterFromSearch, filterToSearch, sortFromSearch } from '../../ui/src/lib/tracing/spanFilters.ts';
-import { ancestorsOf, barOf, buildSpanTree, collapseBelow, isoToMs, visibleRows } from '../../ui/src/lib/tracing/spanTree.ts';
-import type { TreeSpan } from '../../ui/src/lib/tracing/tracingTypes.ts';
-import { isSafeImageUrl, isSafeLinkUrl } from '../../ui/src/lib/tracing/safeUrls.ts';
+import { ioContentOf, previewText, soleText } from '../../../ui/src/lib/tracing/ioContent.ts';
+import { inputMessages, outputMessages, retrievedDocuments, toolOf } from '../../../ui/src/lib/tracing/openInference.ts';
+import { filterFromSearch, filterToSearch, sortFromSearch } from '../../../ui/src/lib/tracing/spanFilters.ts';
+import { ancestorsOf, barOf, buildSpanTree, collapseBelow, isoToMs, visibleRows } from '../../../ui/src/lib/tracing/spanTree.ts';
+import type { TreeSpan } from '../../../ui/src/lib/tracing/tracingTypes.ts';
+import { isSafeImageUrl, isSafeLinkUrl } from '../../../ui/src/lib/tracing/safeUrls.ts';
 
 /**
  * The tracing pages' pure parts, without a browser: the span tree the trace page draws, the

@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { annotationRights, chipValue } from '../../ui/src/lib/annotations/annotationDisplay.ts';
+import { annotationRights, chipValue } from '../../../ui/src/lib/annotations/annotationDisplay.ts';
 import {
   annotationFilterFromSearch,
   annotationFilterToSearch,
   apiAnnotationFilter,
-} from '../../ui/src/lib/annotations/annotationFilter.ts';
-import type { Viewer } from '../../ui/src/lib/session/viewer.ts';
+} from '../../../ui/src/lib/annotations/annotationFilter.ts';
+import type { Viewer } from '../../../ui/src/lib/session/viewer.ts';
 
 /**
  * The annotation UI's pure parts, without a browser: the table filter kept in the URL and who is

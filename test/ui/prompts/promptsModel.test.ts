@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { PromptVersion } from '../../ui/src/lib/prompts/promptsApi.ts';
-import { formFromVersion, inputFromForm } from '../../ui/src/lib/prompts/versionForm.ts';
+import type { PromptVersion } from '../../../ui/src/lib/prompts/promptsApi.ts';
+import { formFromVersion, inputFromForm } from '../../../ui/src/lib/prompts/versionForm.ts';
 
 /** The prompt version editor's pure parts: a stored version into the form and back, tool parts kept as parts. */
 const test = suite('prompt version form');
