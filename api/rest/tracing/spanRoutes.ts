@@ -5,7 +5,6 @@ import type { SpanRecord } from '../../../domain/tracing/spanRecord.ts';
 import { contentEncodingOf } from '../../../ingest/decompress.ts';
 import { bodyTooLarge } from '../../../ingest/readBody.ts';
 import { withAdmittedBody } from '../../../ingest/withAdmittedBody.ts';
-import { ProjectionTimeoutError } from '../../../projections/projectionRunner.ts';
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { existingSpanIds, findSpan, listSpans } from '../../../projections/tracing/spanQueries.ts';
 import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
@@ -13,13 +12,11 @@ import { filterConditions } from '../../../projections/filters/filterConditions.
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseQuery } from '../../http/parseBody.ts';
+import { routeKit, type RestRequest } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { spanFilterQuery, type SpanFilterQuery } from './spanFilterQuery.ts';
 import { jsonWithBigInts, otlpSpanJson, spanJson } from './spanJson.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
-import { tracingRoute } from './tracingRoute.ts';
 import { rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
 
@@ -71,7 +68,7 @@ const isJson = (contentType: string): boolean => {
  * size; large bodies parsed off the main thread), and the spans are stored by the same
  * `ingestSpans`, in events of bounded size.
  */
-const createSpans = (deps: AppDeps) => async (ctx: Koa.Context) => {
+const createSpans = async (deps: AppDeps, ctx: Koa.Context, settle: RestRequest<unknown, unknown>['settle']) => {
   const identifier = String(ctx.params.project_identifier);
   // A GlobalID must name an existing project; a name is created on first use.
   const projectName = rowidOf('Project', identifier) !== null ? (await resolveProject(deps.pool, identifier)).name : identifier;
@@ -127,43 +124,62 @@ const createSpans = (deps: AppDeps) => async (ctx: Koa.Context) => {
       const position = await ingestSpans(deps.store, decoded.batches, commandContextOf(ctx));
       // Phoenix only queues the spans (202); waiting lets the caller read them right away, but the
       // spans are stored either way, so a slow read model must not turn into an error and a retry.
-      await settle(deps.runner, position).catch((e: unknown) => {
-        if (!(e instanceof ProjectionTimeoutError)) throw e;
-      });
+      await settle(position, { whenSlow: 'answer' });
     }
     ctx.status = 202;
     ctx.body = { total_received: verdict.received, total_queued: records.length };
   });
 };
 
-export const spanRoutes = (deps: AppDeps): RouteDef[] => [
-  tracingRoute('GET', '/v1/projects/:project_identifier/spans', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const q = parseQuery(ctx, spanFilterQuery);
-    ctx.body = page(await spansOf(deps, project, q, true), q.limit, byRowid('Span'), spanJson);
-  }),
+export const spanRoutes = (deps: AppDeps): RouteDef[] => {
+  const route = routeKit(deps);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier/spans',
+      query: spanFilterQuery,
+      handler: async ({ params, query }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!);
+        return page(await spansOf(deps, project, query, true), query.limit, byRowid('Span'), spanJson);
+      },
+    }),
 
-  tracingRoute('GET', '/v1/projects/:project_identifier/spans/otlpv1', async (ctx) => {
-    const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
-    const q = parseQuery(ctx, spanFilterQuery);
-    ctx.type = 'application/json';
-    ctx.body = jsonWithBigInts(page(await spansOf(deps, project, q, false), q.limit, byRowid('Span'), otlpSpanJson));
-  }),
+    route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier/spans/otlpv1',
+      query: spanFilterQuery,
+      handler: async ({ ctx, params, query }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!);
+        ctx.type = 'application/json';
+        return jsonWithBigInts(page(await spansOf(deps, project, query, false), query.limit, byRowid('Span'), otlpSpanJson));
+      },
+    }),
 
-  { ...tracingRoute('POST', '/v1/projects/:project_identifier/spans', createSpans(deps)), body: 'raw' },
+    route({
+      method: 'POST',
+      path: '/v1/projects/:project_identifier/spans',
+      body: 'raw',
+      handler: ({ ctx, settle }) => createSpans(deps, ctx, settle),
+    }),
 
-  tracingRoute('DELETE', '/v1/spans/:span_identifier', async (ctx) => {
-    const raw = String(ctx.params.span_identifier);
-    const rowid = rowidOf('Span', raw);
-    const span = await findSpan(deps.pool, rowid !== null ? { id: rowid } : { spanId: raw.toLowerCase() });
-    if (span === null) throw new HttpError(404, 'span_not_found', `Span not found: ${raw}`);
-    const position = await deleteTelemetry(
-      deps.store,
-      span.project_name,
-      { type: 'DeleteSpans', projectId: span.project_id, spanIds: [span.span_id] },
-      commandContextOf(ctx),
-    );
-    await settle(deps.runner, position);
-    ctx.status = 204;
-  }),
-];
+    route({
+      method: 'DELETE',
+      path: '/v1/spans/:span_identifier',
+      handler: async ({ ctx, params, command }) => {
+        const raw = params.span_identifier!;
+        const rowid = rowidOf('Span', raw);
+        const span = await findSpan(deps.pool, rowid !== null ? { id: rowid } : { spanId: raw.toLowerCase() });
+        if (span === null) throw new HttpError(404, 'span_not_found', `Span not found: ${raw}`);
+        await command(() =>
+          deleteTelemetry(
+            deps.store,
+            span.project_name,
+            { type: 'DeleteSpans', projectId: span.project_id, spanIds: [span.span_id] },
+            commandContextOf(ctx),
+          ),
+        );
+        ctx.status = 204;
+      },
+    }),
+  ];
+};
