@@ -6,7 +6,7 @@ import { loupeEvent } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 import { usersMigrations } from './usersMigrations.ts';
 
-const USER_EVENTS = new Set<string>([
+const USER_EVENT_TYPES = [
   'UserCreated',
   'UsernameChanged',
   'ExternalIdentityLinked',
@@ -18,7 +18,8 @@ const USER_EVENTS = new Set<string>([
   'SessionRefreshed',
   'SessionsRevoked',
   'PasswordResetRequested',
-]);
+] as const;
+const USER_EVENTS = new Set<string>(USER_EVENT_TYPES);
 
 const insertSession = async (tx: DatabaseTransactionConnection, userId: string, s: SessionTokens) => {
   await tx.query(sql.unsafe`
@@ -118,19 +119,7 @@ const applyOne = async (tx: DatabaseTransactionConnection, stored: StoredEvent):
 export const usersProjection: Projection = {
   name: 'users',
   /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
-  eventTypes: [
-    'UserCreated',
-    'UsernameChanged',
-    'ExternalIdentityLinked',
-    'EmailChanged',
-    'PasswordChanged',
-    'RoleChanged',
-    'UserDeleted',
-    'SessionStarted',
-    'SessionRefreshed',
-    'SessionsRevoked',
-    'PasswordResetRequested',
-  ],
+  eventTypes: USER_EVENT_TYPES,
   tables: ['users', 'auth_tokens'],
   migrations: usersMigrations,
   apply: async (tx, events) => {
