@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ExperimentRunRecord } from '../../ui/src/lib/datasets/datasetsApi.ts';
-import { summarizeExperiment } from '../../ui/src/lib/datasets/experimentSummary.ts';
+import type { ExperimentRunRecord } from '../../../ui/src/lib/datasets/datasetsApi.ts';
+import { summarizeExperiment } from '../../../ui/src/lib/datasets/experimentSummary.ts';
 
 /** The datasets pages' pure parts, without a browser: an experiment's row in the Experiments tab. */
 
