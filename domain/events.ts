@@ -9,6 +9,7 @@ import type { ProjectEvent } from './projects/events.ts';
 import type { PromptEvent, PromptLabelEvent } from './prompts/events.ts';
 import type { PriceEvent } from './prices/events.ts';
 import type { SavedFilterEvent } from './savedFilters/events.ts';
+import type { RetentionEvent } from './retention/events.ts';
 import type { SecretsEvent } from './secrets/events.ts';
 import type { TracingEvent } from './tracing/events.ts';
 
@@ -27,6 +28,7 @@ export type LoupeEvent =
   | AnyDatasetEvent
   | AnyExperimentEvent
   | PriceEvent
-  | SavedFilterEvent;
+  | SavedFilterEvent
+  | RetentionEvent;
 
 export type LoupeEventType = LoupeEvent['type'];

@@ -6,6 +6,7 @@ import { createSealer } from '../projections/audit/createSealer.ts';
 import { sealerReactor } from '../projections/audit/sealerReactor.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
+import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import type { Config } from './config.ts';
 
 export type ReactorDeps = {
@@ -35,4 +36,6 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
     }),
     logger: deps.logger,
   }),
+  // Deletions reach the log; on PGlite an erasure also rewrites the read models' files (vacuumAfterErasure.ts).
+  erasureReactor({ store: deps.store, pool: deps.pool, fullVacuum: deps.embedded }),
 ];

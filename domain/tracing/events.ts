@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
+import type { ErasedSpan } from './erasedSpans.ts';
 import type { SpanBatch } from './spanRecord.ts';
 
 /**
@@ -7,7 +8,11 @@ import type { SpanBatch } from './spanRecord.ts';
  * project incarnation the spans were sent to: spans that land after that project was deleted
  * are dropped with it, never attached to a later project of the same name.
  */
-export type SpansIngestedData = SpanBatch & { readonly projectId: string };
+export type SpansIngestedData = SpanBatch & {
+  readonly projectId: string;
+  /** Spans removed from this event since (retention, erasure): where they were, never what they held. */
+  readonly erased?: readonly ErasedSpan[];
+};
 export type SpansIngested = DomainEvent<'SpansIngested', SpansIngestedData>;
 
 /**

@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngestedData, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
+import { erasedSpansOf, spanSlots } from '../../domain/tracing/erasedSpans.ts';
 import { storableName } from '../../domain/tracing/storable.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -20,10 +21,14 @@ const textField = (data: unknown, field: string): string | null => {
  * these three fields only: the whole-span normalisation walks every attribute, which this model
  * does not need).
  */
-const targetIdsOf = (data: unknown): { traceId: string; spanId: string; sessionId: string | null }[] => {
+const targetIdsOf = (data: unknown): { traceId: string; spanId: string | null; sessionId: string | null }[] => {
   const spans = (data as Partial<SpansIngestedData> | null)?.spans;
   if (!Array.isArray(spans)) return [];
-  return spans.map((raw: unknown) => {
+  // A span removed since (erasedSpans.ts) still gave its trace a project and a session live, in
+  // this order; it is no annotation target any more.
+  return spanSlots(spans as unknown[], erasedSpansOf(data)).map((slot) => {
+    if (slot.erased) return { traceId: slot.erased.traceId, spanId: null, sessionId: slot.erased.sessionId };
+    const raw = slot.span;
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     return {
       traceId: storableName(typeof r.traceId === 'string' ? r.traceId : ''),
@@ -48,6 +53,9 @@ export const recordTargets = async (tx: DatabaseTransactionConnection, events: r
   // In log order: a trace's first project and first session id win, as does a span's first trace.
   const traces = new Map<string, { project: string; session: string | null }>();
   const spans = new Map<string, string>();
+  // As in the tracing projector: a removed span still decides its trace's project and session,
+  // but a trace is only recorded when a span of it is still there.
+  const withSpans = new Set<string>();
   for (const event of events) {
     const projectId = uuidOf(event.data);
     if (projectId === null || !live.has(projectId)) continue;
@@ -55,11 +63,13 @@ export const recordTargets = async (tx: DatabaseTransactionConnection, events: r
       const trace = traces.get(span.traceId);
       if (trace === undefined) traces.set(span.traceId, { project: projectId, session: span.sessionId });
       else if (trace.session === null && span.sessionId !== null) trace.session = span.sessionId;
+      if (span.spanId === null) continue;
+      withSpans.add(span.traceId);
       if (!spans.has(span.spanId)) spans.set(span.spanId, span.traceId);
     }
   }
   if (spans.size === 0) return;
-  const traceIds = [...traces.keys()];
+  const traceIds = [...traces.keys()].filter((id) => withSpans.has(id));
   // A new trace takes its project and session; a known one keeps its project and gets a session only while it has none.
   const linked = await tx.any(sql.type(z.object({ trace_id: z.string(), project_id: z.string(), session_id: z.string().nullable() }))`
     INSERT INTO annotation_trace_scope AS t (trace_id, project_id, session_id)

@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { ProjectEvent } from '../../domain/projects/events.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
+import { recordErasures } from './applyTelemetryDeletions.ts';
 import { recomputeSessions } from './recompute.ts';
 
 const ids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
@@ -55,6 +56,7 @@ export const applyProjectEvent = async (
         sql.type(z.object({ id: z.bigint() }))`SELECT id FROM projects WHERE project_id = ${e.data.projectId}`,
       );
       if (project === null) return;
+      await recordErasures(tx, sql.fragment`(SELECT ${e.id}::uuid AS event_id) x`, sql.fragment`AND s.project_id = ${project}`);
       await tx.query(sql.unsafe`DELETE FROM spans WHERE project_id = ${project}`);
       const touched = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint() }))`
         DELETE FROM traces WHERE project_id = ${project} AND session_id IS NOT NULL RETURNING session_id`);

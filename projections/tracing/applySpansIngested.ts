@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngested, SpansIngestedData } from '../../domain/tracing/events.ts';
 import type { PriceBook } from '../../domain/prices/priceBook.ts';
+import { erasedSpansOf, spanSlots, type ErasedSpan } from '../../domain/tracing/erasedSpans.ts';
 import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
@@ -22,12 +23,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the log also holds events written before those rules, and a replay must build the same rows
  * from them as the live run did. A project id that is not a uuid (a crafted event) matches no project.
  */
-const storedBatch = ({ data }: StoredEvent & SpansIngested): SpansIngestedData => {
+const storedBatch = ({ data }: StoredEvent & SpansIngested): SpansIngestedData & { readonly erased: readonly ErasedSpan[] } => {
   const projectId =
     typeof data?.projectId === 'string' && UUID.test(data.projectId)
       ? data.projectId.toLowerCase()
       : '00000000-0000-0000-0000-000000000000';
-  return { ...storableBatch(data), projectId };
+  return { ...storableBatch(data), projectId, erased: erasedSpansOf(data) };
 };
 
 const TRACE_COLUMNS = [
@@ -66,7 +67,9 @@ const storedTrace = z.object({
 
 /** What applying these events needs that no database does: the storable batches, every span rendered. */
 export type PreparedSpans = {
-  readonly batches: readonly SpansIngestedData[];
+  /** The events' ids: each span row names the event it came from (erasure finds it by that). */
+  readonly eventIds: readonly string[];
+  readonly batches: readonly (SpansIngestedData & { readonly erased: readonly ErasedSpan[] })[];
   readonly rendered: readonly (readonly RenderedSpan[])[];
 };
 
@@ -78,7 +81,7 @@ export type PreparedSpans = {
  */
 export const prepareSpans = (events: readonly (StoredEvent & SpansIngested)[], prices: PriceBook): PreparedSpans => {
   const batches = events.map(storedBatch);
-  return { batches, rendered: batches.map((b) => b.spans.map((span) => renderSpan(span, prices))) };
+  return { eventIds: events.map((e) => e.id), batches, rendered: batches.map((b) => b.spans.map((span) => renderSpan(span, prices))) };
 };
 
 /**
@@ -96,7 +99,7 @@ export const prepareSpans = (events: readonly (StoredEvent & SpansIngested)[], p
  */
 export const applySpansIngested = async (
   tx: DatabaseTransactionConnection,
-  { batches, rendered }: PreparedSpans,
+  { eventIds, batches, rendered }: PreparedSpans,
   ids: IdAllocator,
   whileWriting: () => void = () => undefined,
 ): Promise<void> => {
@@ -120,14 +123,17 @@ export const applySpansIngested = async (
     const eventTraces = new Set<string>();
     const eventSessions = new Map<string, number>();
     const traceSession = new Map<string, string>();
-    for (const r of rendered[b]!) {
-      const { span } = r;
+    // Spans removed from the event since (erasedSpans.ts) take their ids and their place in the
+    // order as they did live, so every remaining row gets the same id; they build no row.
+    for (const slot of spanSlots(rendered[b]!, batch.erased)) {
+      const span = slot.span?.span ?? slot.erased!;
       if (!eventTraces.has(span.traceId)) {
         eventTraces.add(span.traceId);
         const id = ids.next('trace');
         if (!traceCandidates.has(span.traceId)) traceCandidates.set(span.traceId, { id, traceId: span.traceId, projectId: project });
       }
-      pending.push({ id: ids.next('span'), rendered: r });
+      const id = ids.next('span');
+      if (slot.span) pending.push({ id, rendered: slot.span, sourceEvent: eventIds[b]! });
       if (span.sessionId !== null && !traceSession.has(span.traceId)) {
         traceSession.set(span.traceId, span.sessionId);
         if (!eventSessions.has(span.sessionId)) eventSessions.set(span.sessionId, ids.next('session'));
@@ -163,14 +169,14 @@ export const applySpansIngested = async (
     const known = storedTraces.get(p.rendered.span.traceId);
     if (known !== undefined) {
       touched.add(Number(known.id));
-      spanRows.push(spanCopyLine(p.rendered, p.id, { id: Number(known.id), projectId: Number(known.project_id) }));
+      spanRows.push(spanCopyLine(p.rendered, p.id, { id: Number(known.id), projectId: Number(known.project_id) }, p.sourceEvent));
       continue;
     }
     const candidate = traceCandidates.get(p.rendered.span.traceId)!;
     const spans = newTraceSpans.get(candidate.traceId);
     if (spans === undefined) newTraceSpans.set(candidate.traceId, [p]);
     else spans.push(p);
-    spanRows.push(spanCopyLine(p.rendered, p.id, candidate));
+    spanRows.push(spanCopyLine(p.rendered, p.id, candidate, p.sourceEvent));
   }
   const newTraces = new Map([...newTraceSpans].map(([traceId, spans]) => [traceId, traceRow(traceCandidates.get(traceId)!, spans)]));
 

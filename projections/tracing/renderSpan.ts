@@ -49,6 +49,7 @@ export const SPAN_COLUMNS = [
   'cost_prompt',
   'cost_completion',
   'cost_total',
+  'source_event',
 ] as const;
 
 /** Unix nanoseconds (decimal string) as the microseconds timestamptz keeps (truncated, as nanosToIsoMicros). */
@@ -76,6 +77,10 @@ export const renderSpan = (span: SpanRecord, prices: PriceBook): RenderedSpan =>
   return { span, startMicros: nanosToMicros(span.startTimeUnixNano), endMicros: nanosToMicros(span.endTimeUnixNano), cost, fields };
 };
 
-/** The `spans` row as one line of COPY text. */
-export const spanCopyLine = (rendered: RenderedSpan, id: number, trace: { readonly id: number; readonly projectId: number }): string =>
-  `${id}\t${trace.id}\t${trace.projectId}\t${rendered.fields}\n`;
+/** The `spans` row as one line of COPY text; `sourceEvent` is the id of the SpansIngested event it came from. */
+export const spanCopyLine = (
+  rendered: RenderedSpan,
+  id: number,
+  trace: { readonly id: number; readonly projectId: number },
+  sourceEvent: string,
+): string => `${id}\t${trace.id}\t${trace.projectId}\t${rendered.fields}\t${sourceEvent}\n`;

@@ -28,7 +28,7 @@ export type TraceRow = {
 };
 
 /** A span of this batch with its row id. */
-export type PendingSpan = { readonly id: number; readonly rendered: RenderedSpan };
+export type PendingSpan = { readonly id: number; readonly rendered: RenderedSpan; readonly sourceEvent: string };
 
 /**
  * The aggregates recompute.ts's `recomputeTraces` derives in SQL, derived from the spans in hand:

@@ -179,4 +179,24 @@ export const tracingMigrations: readonly Migration[] = [
       CREATE INDEX spans_unpriced ON spans (project_id, start_time) INCLUDE (llm_model_name) WHERE span_kind = 'LLM' AND cost_total IS NULL;
     `,
   },
+  {
+    // Erasure reaches the log (projections/retention/erasureReactor.ts): each span row names the
+    // SpansIngested event it came from, and a deletion records, in the transaction that deletes
+    // the rows, which spans of which events it took (tracing_erasures). The erasure reactor reads
+    // that after the deletion is applied, rewrites those events, and the ContentRemoved record
+    // clears the rows again. Spans stored before this migration have no source: a rebuild of the
+    // tracing read model fills it in.
+    id: 'tracing/0006_erasures',
+    sql: `
+      ALTER TABLE spans ADD COLUMN source_event uuid;
+      CREATE TABLE tracing_erasures (
+        deletion_event uuid NOT NULL,
+        source_event uuid NOT NULL,
+        span_id text NOT NULL,
+        trace_id text NOT NULL,
+        session_id text,
+        PRIMARY KEY (deletion_event, source_event, span_id)
+      );
+    `,
+  },
 ];

@@ -8,7 +8,7 @@ import type { Projection } from '../projection.ts';
 import { applyPriceEvent } from './applyPriceEvent.ts';
 import { applyProjectEvent } from './applyProjectEvent.ts';
 import { applySpansIngested, prepareSpans, type PreparedSpans } from './applySpansIngested.ts';
-import { applyTelemetryDeletions } from './applyTelemetryDeletions.ts';
+import { applyTelemetryDeletions, forgetErasures } from './applyTelemetryDeletions.ts';
 import { loadIdAllocator } from './idAllocator.ts';
 import { loadPriceBook } from './loadPriceBook.ts';
 import { tracingMigrations } from './tracingMigrations.ts';
@@ -61,8 +61,8 @@ const isSpanRun = (run: readonly StoredEvent[]): run is SpanEvent[] => isEventOf
 export const tracingProjection: Projection = {
   name: 'tracing',
   /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
-  eventTypes: [...SPANS, ...DELETIONS, ...PROJECT_EVENTS, ...PRICE_EVENTS],
-  tables: ['tracing_ids', 'projects', 'sessions', 'traces', 'spans', 'model_prices', 'cost_jobs'],
+  eventTypes: [...SPANS, ...DELETIONS, ...PROJECT_EVENTS, ...PRICE_EVENTS, 'ContentRemoved'],
+  tables: ['tracing_ids', 'projects', 'sessions', 'traces', 'spans', 'model_prices', 'cost_jobs', 'tracing_erasures'],
   migrations: tracingMigrations,
   apply: async (tx, events) => {
     const ids = await loadIdAllocator(tx);
@@ -99,6 +99,12 @@ export const tracingProjection: Projection = {
         );
       } else if (isEventOf(event, PROJECT_EVENTS)) {
         await applyProjectEvent(tx, event, ids);
+      } else if (isEventOf(event, ['ContentRemoved'])) {
+        // The log no longer holds what these deletions took: their erasure work is done.
+        const done = Array.isArray(event.data?.deletions)
+          ? event.data.deletions.map((d) => d?.id).filter((id) => typeof id === 'string')
+          : [];
+        await forgetErasures(tx, done);
       } else if (isEventOf(event, PRICE_EVENTS)) {
         await applyPriceEvent(tx, event, builtInPattern);
         prices = await loadPriceBook(tx, builtInPrices());

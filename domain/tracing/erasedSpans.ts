@@ -1,0 +1,67 @@
+import type { SpanRecord } from './spanRecord.ts';
+import { storableName } from './storable.ts';
+import type { SpansIngestedData } from './events.ts';
+
+/**
+ * What stays of a span removed from a `SpansIngested` event (retention, erasure): where it was in
+ * the event (`at`, its index among all the event's spans as first stored), its trace and its
+ * session id. Nothing of its content. The projectors hand out row ids and attach traces to
+ * sessions in the order they meet spans, so a rebuild must meet the removed ones too (without
+ * building rows for them) to give every remaining row the id it has live.
+ */
+export type ErasedSpan = { readonly at: number; readonly traceId: string; readonly sessionId: string | null };
+
+/** One entry per span of the event as first stored, in that order: a span, or what stays of a removed one. */
+export type SpanSlot<S> = { readonly span: S; readonly erased?: undefined } | { readonly span?: undefined; readonly erased: ErasedSpan };
+
+/** The removed spans an event's data records (checked: a crafted event's junk is left out). */
+export const erasedSpansOf = (data: unknown): ErasedSpan[] => {
+  const raw = (data as { erased?: unknown } | null | undefined)?.erased;
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((e: unknown) => {
+    const r = (typeof e === 'object' && e !== null ? e : {}) as Record<string, unknown>;
+    if (typeof r.at !== 'number' || !Number.isSafeInteger(r.at) || r.at < 0 || typeof r.traceId !== 'string') return [];
+    // The same rules as a stored span's ids (storable.ts), for an event crafted into the log.
+    const sessionId = typeof r.sessionId === 'string' && r.sessionId.trim() !== '' ? storableName(r.sessionId) : null;
+    return [{ at: r.at, traceId: storableName(r.traceId), sessionId }];
+  });
+};
+
+/**
+ * The event's spans and removed spans merged back into their first order. `spans` are the ones
+ * still stored (in order), `erased` says where the removed ones were.
+ */
+export const spanSlots = <S>(spans: readonly S[], erasedSpans: readonly ErasedSpan[]): SpanSlot<S>[] => {
+  const erased = [...erasedSpans].sort((a, b) => a.at - b.at);
+  if (erased.length === 0) return spans.map((span) => ({ span }));
+  const slots: SpanSlot<S>[] = [];
+  let s = 0;
+  let e = 0;
+  while (s < spans.length || e < erased.length) {
+    if (e < erased.length && (erased[e]!.at <= slots.length || s >= spans.length)) slots.push({ erased: erased[e++]! });
+    else slots.push({ span: spans[s++]! });
+  }
+  return slots;
+};
+
+/**
+ * The event's data without the spans `remove` picks: those spans become `ErasedSpan`s, resources
+ * no remaining span uses become `{}` (indices stay), everything else is kept as stored. Undefined
+ * when no span is picked (nothing to rewrite). Pure: the rewrite a removal runs inside the store.
+ */
+export const withoutSpans = (data: unknown, remove: (span: SpanRecord) => boolean): SpansIngestedData | undefined => {
+  const d = data as SpansIngestedData;
+  if (!Array.isArray(d?.spans)) return undefined;
+  const slots = spanSlots(d.spans, erasedSpansOf(d));
+  if (!slots.some((slot) => slot.span !== undefined && remove(slot.span))) return undefined;
+  const spans: SpanRecord[] = [];
+  const erased: ErasedSpan[] = [];
+  slots.forEach((slot, at) => {
+    if (slot.erased) erased.push(slot.erased);
+    else if (remove(slot.span)) erased.push({ at, traceId: slot.span.traceId, sessionId: slot.span.sessionId ?? null });
+    else spans.push(slot.span);
+  });
+  const used = new Set(spans.map((s) => s.resource));
+  const resources = Array.isArray(d.resources) ? d.resources.map((r, i) => (used.has(i) ? r : {})) : [];
+  return { ...d, resources, spans, erased };
+};

@@ -1,0 +1,154 @@
+import type { DatabasePool } from 'slonik';
+import { withoutAnnotations, isOnErased, type AnnotationTargets } from '../../domain/annotations/erasedAnnotations.ts';
+import { eventMetadata } from '../../domain/eventMetadata.ts';
+import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
+import { CONTENT_REMOVED, START } from '../../domain/eventstore/types.ts';
+import type { ContentRemovedData } from '../../domain/retention/events.ts';
+import { withoutSpans } from '../../domain/tracing/erasedSpans.ts';
+import type { Reactor } from '../reactors/reactor.ts';
+import { erasureWork, sessionsStillThere, tracesStillThere } from '../tracing/erasureQueries.ts';
+import { vacuumAfterErasure } from './vacuumAfterErasure.ts';
+
+/** The events after which content is gone from the read models and must go from the log. */
+export const DELETION_EVENT_TYPES = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted', 'ProjectDeleted', 'TracesExpired'] as const;
+
+/** Remove from the log what one deletion took from the read models. */
+export type RemoveContent = {
+  readonly deletion: { readonly id: string; readonly type: string };
+  /** Who deleted (or which policy expired it), on which request: the record's metadata. */
+  readonly actor: string;
+  readonly requestId: string | null;
+  readonly kind: ContentRemovedData['kind'];
+  readonly projectId: string | null;
+  readonly policyId: string | null;
+  readonly cutoff: string | null;
+  /** The SpansIngested events and, in each, the ids of the spans to remove. */
+  readonly spans: readonly { readonly eventId: string; readonly spanIds: readonly string[] }[];
+  /** Annotations and notes on these go too: every removed span; traces and sessions the read models no longer hold. */
+  readonly targets: { readonly spanIds: readonly string[]; readonly traceIds: readonly string[]; readonly sessionIds: readonly string[] };
+};
+
+const text = (data: unknown, field: string): string | null => {
+  const v = (data as Record<string, unknown> | null)?.[field];
+  return typeof v === 'string' ? v : null;
+};
+const distinct = (values: readonly string[]) => [...new Set(values)].sort();
+
+/**
+ * Deletion reaches the log. The tracing read model notes, as it applies a deletion, which spans
+ * of which SpansIngested events it took (tracing_erasures); once every read model has applied
+ * the deletion (`afterReadModels`), this reactor removes those spans from those events, and the
+ * annotations and notes on them (and on traces and sessions the deletion left without spans),
+ * through the store's one removal path: one ContentRemoved record per deletion. Then it vacuums
+ * what was touched. Issuing twice is harmless: the second removal finds nothing left to rewrite.
+ */
+export const erasureReactor = (deps: {
+  readonly store: EventStore;
+  readonly pool: DatabasePool;
+  /** Rewrite the read models' touched tables after an erasure (VACUUM FULL; see vacuumAfterErasure). */
+  readonly fullVacuum: boolean;
+}): Reactor<RemoveContent> => ({
+  name: 'erasure',
+  eventTypes: DELETION_EVENT_TYPES,
+  afterReadModels: true,
+  react: async (events, { db }) => {
+    const work = await erasureWork(
+      db,
+      events.map((e) => e.id),
+    );
+    const traceIds = distinct(work.map((w) => w.trace_id));
+    const sessionIds = distinct(work.flatMap((w) => (w.session_id === null ? [] : [w.session_id])));
+    const tracesLeft = await tracesStillThere(db, traceIds);
+    const sessionsLeft = await sessionsStillThere(db, sessionIds);
+    return events.flatMap((deletion): RemoveContent[] => {
+      const mine = work.filter((w) => w.deletion_event === deletion.id);
+      const deletedSession = deletion.type === 'SessionDeleted' ? text(deletion.data, 'sessionId') : null;
+      if (mine.length === 0 && deletedSession === null) return [];
+      const bySource = new Map<string, string[]>();
+      for (const w of mine) bySource.set(w.source_event, [...(bySource.get(w.source_event) ?? []), w.span_id]);
+      const sessions = distinct([
+        ...mine.flatMap((w) => (w.session_id === null || sessionsLeft.has(w.session_id) ? [] : [w.session_id])),
+        ...(deletedSession === null ? [] : [deletedSession]),
+      ]);
+      return [
+        {
+          deletion: { id: deletion.id, type: deletion.type },
+          actor: deletion.metadata.actor,
+          requestId: deletion.metadata.requestId,
+          kind: deletion.type === 'TracesExpired' ? 'retention' : 'erasure',
+          projectId: text(deletion.data, 'projectId'),
+          policyId: text(deletion.data, 'policyId'),
+          cutoff: text(deletion.data, 'startedBefore'),
+          spans: [...bySource].map(([eventId, spanIds]) => ({ eventId, spanIds })),
+          targets: {
+            spanIds: distinct(mine.map((w) => w.span_id)),
+            traceIds: distinct(mine.flatMap((w) => (tracesLeft.has(w.trace_id) ? [] : [w.trace_id]))),
+            sessionIds: sessions,
+          },
+        },
+      ];
+    });
+  },
+  async issue(command) {
+    const targets: AnnotationTargets = {
+      spanIds: new Set(command.targets.spanIds),
+      traceIds: new Set(command.targets.traceIds),
+      sessionIds: new Set(command.targets.sessionIds),
+    };
+    const annotated = await annotationEventsOn(deps.store, targets);
+    const spansOf = new Map(command.spans.map((s) => [s.eventId, new Set(s.spanIds)]));
+    const data: ContentRemovedData = {
+      kind: command.kind,
+      deletions: [command.deletion],
+      projectId: command.projectId,
+      traceIds: command.targets.traceIds,
+      spanIds: command.deletion.type === 'SpanDeleted' ? command.targets.spanIds : [],
+      sessionIds: command.targets.sessionIds,
+      removed: { spans: command.targets.spanIds.length, annotations: annotated.count },
+      policyId: command.policyId,
+      cutoff: command.cutoff,
+    };
+    const result = await deps.store.removeContent({
+      record: {
+        type: CONTENT_REMOVED,
+        data,
+        metadata: eventMetadata({ actor: command.actor, requestId: command.requestId }, `RemoveContent:${command.deletion.type}`),
+      },
+      eventIds: [...spansOf.keys(), ...annotated.eventIds],
+      rewrite: (event) => {
+        const spanIds = spansOf.get(event.id);
+        if (event.type === 'SpansIngested' && spanIds) return withoutSpans(event.data, (s) => spanIds.has(s.spanId));
+        if (event.type === 'AnnotationsRecorded') return withoutAnnotations(event.data, targets);
+        return undefined;
+      },
+    });
+    if (result === null) return;
+    await deps.store.reclaimSpace();
+    await vacuumAfterErasure(deps.pool, deps.fullVacuum && command.kind === 'erasure');
+  },
+});
+
+/**
+ * The AnnotationsRecorded events holding an annotation on one of the targets. Annotation events
+ * are few next to span events; the log is read for that type only.
+ */
+const annotationEventsOn = async (store: EventStore, targets: AnnotationTargets): Promise<{ eventIds: string[]; count: number }> => {
+  const eventIds: string[] = [];
+  let count = 0;
+  if (targets.spanIds.size + targets.traceIds.size + targets.sessionIds.size === 0) return { eventIds, count };
+  let after: Position = START;
+  for (;;) {
+    const page: StoredEvent[] = await store.readAll(after, 500, { types: ['AnnotationsRecorded'] });
+    if (page.length === 0) return { eventIds, count };
+    for (const e of page) {
+      const annotations = (e.data as { annotations?: unknown } | null)?.annotations;
+      if (!Array.isArray(annotations)) continue;
+      const on = annotations.filter((a) => typeof a?.targetId === 'string' && isOnErased(a, targets)).length;
+      if (on > 0) {
+        eventIds.push(e.id);
+        count += on;
+      }
+    }
+    after = page[page.length - 1]!.position;
+  }
+};
