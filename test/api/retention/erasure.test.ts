@@ -111,16 +111,19 @@ test('a deleted session: its spans, annotations and notes leave the read models,
   assert.is(bBefore.length, 1);
   assert.ok((await exported(server)).includes(a), 'the canary is in the log before the delete');
 
+  const started = Date.now();
   const deleted = await callJson(server, 'DELETE', '/v1/sessions/sess-A');
   assert.is(deleted.status, 204, deleted.text);
-  const started = Date.now();
+  const acknowledged = (Date.now() - started) / 1000;
   await eventually(
     async () => Number(await inEventsTable(server, a)) + Number(await inEventsTable(server, note)),
     (n) => n === 0,
     60_000,
   );
   const seconds = (Date.now() - started) / 1000;
-  console.log(`erasure of a deleted session reached the events table in ${seconds.toFixed(2)} s`);
+  console.log(
+    `DELETE answered in ${acknowledged.toFixed(2)} s; the content left the events table ${seconds.toFixed(2)} s after the request`,
+  );
   assert.ok(seconds < 60, `within 60 s (took ${seconds} s)`);
   // Vacuumed after the removal: give the reactor the moment it takes after the rewrite.
   await eventually(

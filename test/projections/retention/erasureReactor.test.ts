@@ -1,0 +1,72 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { DomainEvent } from '../../../domain/decider.ts';
+import { projectStream } from '../../../domain/projects/projectStream.ts';
+import { telemetryDeletionStream } from '../../../domain/tracing/tracingStreams.ts';
+import { erasureReactor, type RemoveContent } from '../../../projections/retention/erasureReactor.ts';
+import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
+import { memoryEventStore } from '../../support/memoryEventStore.ts';
+import { inStream, reactorSpec } from '../../support/reactorSpec.ts';
+import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
+
+const P = '11111111-1111-4111-8111-111111111111';
+const created: DomainEvent = {
+  type: 'ProjectCreated',
+  data: { projectId: P, name: 'shop', description: null, gradientStartColor: '#000000', gradientEndColor: '#ffffff' },
+};
+const kept = newTraceId();
+const gone = newTraceId();
+const keptSpan = spanRecord({ traceId: kept, attributes: attrs({ 'session.id': 'sess-keep' }) });
+const goneRoot = spanRecord({ traceId: gone, attributes: attrs({ 'session.id': 'sess-gone' }) });
+const goneChild = spanRecord({ traceId: gone, parentId: goneRoot.spanId });
+const ingested: DomainEvent = { type: 'SpansIngested', data: { ...batch('shop', [keptSpan, goneRoot, goneChild]), projectId: P } };
+
+// The spec never issues: the store and pool behind `issue` are not used.
+const reactor = erasureReactor({ store: memoryEventStore().store, pool: undefined as never, fullVacuum: false });
+const spec = reactorSpec(reactor, { readModels: [tracingProjection] });
+
+test('given a trace deleted after its spans were projected, then one removal of exactly its spans from their event', async () => {
+  await spec
+    .given(
+      inStream(projectStream('shop'), created),
+      inStream('spans-a', ingested),
+      inStream(telemetryDeletionStream(P), { type: 'TraceDeleted', data: { projectId: P, traceId: gone } }),
+    )
+    .thenMatches((commands) => {
+      assert.is(commands.length, 1);
+      const [c] = commands as RemoveContent[];
+      assert.is(c!.deletion.type, 'TraceDeleted');
+      assert.is(c!.kind, 'erasure');
+      assert.is(c!.projectId, P);
+      assert.is(c!.spans.length, 1, 'one source event');
+      assert.equal([...c!.spans[0]!.spanIds].sort(), [goneRoot.spanId, goneChild.spanId].sort());
+      assert.equal(c!.targets.traceIds, [gone]);
+      assert.equal(c!.targets.sessionIds, ['sess-gone'], 'the session left without traces goes with its annotations');
+      assert.is(c!.actor, 'test');
+    });
+});
+
+test('given a span deleted from a trace that keeps other spans, then only that span goes; its trace keeps its annotations', async () => {
+  await spec
+    .given(
+      inStream(projectStream('shop'), created),
+      inStream('spans-a', ingested),
+      inStream(telemetryDeletionStream(P), { type: 'SpanDeleted', data: { projectId: P, spanId: goneChild.spanId } }),
+    )
+    .thenMatches((commands) => {
+      const [c] = commands as RemoveContent[];
+      assert.equal(c!.spans[0]!.spanIds, [goneChild.spanId]);
+      assert.equal(c!.targets, { spanIds: [goneChild.spanId], traceIds: [], sessionIds: [] });
+    });
+});
+
+test('given a deletion that matched nothing, then no command', async () => {
+  await spec
+    .given(
+      inStream(projectStream('shop'), created),
+      inStream(telemetryDeletionStream(P), { type: 'TraceDeleted', data: { projectId: P, traceId: newTraceId() } }),
+    )
+    .then([]);
+});
+
+test.run();
