@@ -39,7 +39,7 @@ import {
  * - Only Loupe's events: system events (`$`-types: stream metadata, tombstones) are filtered out of
  *   `$all` on the server.
  * - `backlog` cannot count without reading every event's data, so it estimates from log positions
- *   (byte offsets in the log) and the mean record size seen so far; 0 is exact.
+ *   (byte offsets in the log) at a fixed 1 KiB per event; 0 is exact.
  */
 
 /** What Loupe adds to an event's metadata on EventStoreDB (removed again on read). */
@@ -74,6 +74,13 @@ const fromCopy = (copy: CopyData, created: Date) => {
  * events of their own, merged back at the original's position instead.
  */
 export const COPY_TYPE = 'LoupeEventCopied';
+/**
+ * The record size a backlog's event count is estimated with (log bytes / this). Fixed, not learnt:
+ * the lag gate divides one estimate by a rate made of others, which then agree; a learnt mean
+ * that moved between two samples (a run of large span batches) made the drain time absurd.
+ */
+const ESTIMATED_RECORD_BYTES = 1024;
+
 /** Loupe's events only: no `$` system events, no copies. */
 const loupeOnly = () => eventTypeFilter({ regex: `^(?!\\$)(?!${COPY_TYPE}$).*` });
 const copiesOnly = () => eventTypeFilter({ regex: `^${COPY_TYPE}$` });
@@ -119,14 +126,6 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
       old.dispose().catch(() => undefined);
     }
     throw error;
-  };
-  /** Mean bytes between consecutive events in `$all` (record size), learnt from reads. */
-  let meanRecordBytes = 2048;
-  const learn = (events: readonly StoredEvent[]) => {
-    for (let i = 1; i < events.length; i++) {
-      const gap = Number(events[i]!.position.tx - events[i - 1]!.position.tx);
-      if (gap > 0) meanRecordBytes = 0.9 * meanRecordBytes + 0.1 * gap;
-    }
   };
 
   type Read = { readonly event: StoredEvent; readonly bytes: number; readonly created: Date };
@@ -228,7 +227,6 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
     } catch (error) {
       unlessUnavailable(error);
     }
-    learn(events.map((r) => r.event));
     // After the read: a copy is written before its original can be scavenged, so an original this
     // read no longer found has its copy known by now.
     await refreshCopies();
@@ -408,7 +406,7 @@ export const createKurrentEventStore = (url: string): KurrentEventStore => {
       const [first] = await readForwards(after, 1, 0);
       if (!first || (through && comparePosition(first.event.position, through) > 0)) return { events: 0, oldestRecordedAt: null };
       const last = through ?? (await newest())?.position ?? first.event.position;
-      const estimate = 1 + Math.round(Number(last.tx - first.event.position.tx) / meanRecordBytes);
+      const estimate = 1 + Math.round(Number(last.tx - first.event.position.tx) / ESTIMATED_RECORD_BYTES);
       // The client reports `created` in whole seconds: an age up to a second too old would close
       // the ingest gate early. The command's own time (ms) is later than that for an event written
       // now; a copied event keeps its old command time, and then `created` (the copy's) is later.
