@@ -1,8 +1,8 @@
 import type { CommonQueryMethods } from 'slonik';
 import { createStoreSealInputs } from '../../domain/audit/storeSealInputs.ts';
 import type { ChainReader } from '../../domain/audit/verifyChain.ts';
-import type { EventStore, Position } from '../../domain/eventstore/types.ts';
-import { START } from '../../domain/eventstore/types.ts';
+import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
+import { CONTENT_REMOVED, REMOVALS_STREAM, START } from '../../domain/eventstore/types.ts';
 import { readCheckpoints, readSeals, sealOfEvent } from './sealStore.ts';
 
 const PAGE_BYTES = 64 * 1024 * 1024;
@@ -14,6 +14,7 @@ const PAGE_BYTES = 64 * 1024 * 1024;
  */
 export const storeChainReader = (db: CommonQueryMethods, store: EventStore): ChainReader => {
   const inputs = createStoreSealInputs(store);
+  let removals: Promise<StoredEvent[]> | undefined;
   return {
     events: (after, limit) => inputs.read(after, limit, PAGE_BYTES),
     seals: (after, limit) => readSeals(db, after, limit),
@@ -29,6 +30,12 @@ export const storeChainReader = (db: CommonQueryMethods, store: EventStore): Cha
       }
     },
     checkpoints: () => readCheckpoints(db),
-    removal: async () => null,
+    // The removal records are few: the stream is read once, on the first erased event met.
+    removal: async (seq) => {
+      removals ??= store.readStream(REMOVALS_STREAM);
+      const record = (await removals).find((e) => e.position.seq === seq && e.type === CONTENT_REMOVED);
+      const erased = (record?.data as { erased?: Array<{ id?: unknown }> } | undefined)?.erased;
+      return Array.isArray(erased) ? { eventIds: new Set(erased.map((e) => String(e.id))) } : null;
+    },
   };
 };

@@ -17,7 +17,8 @@ import { startTestServer } from '../support/testServer.ts';
 /**
  * Seals and `loupe audit verify` with the log in EventStoreDB (the stand-in) and the seals in the
  * SQL database: a server's log verifies, so does its copy (made as `loupe events copy` does, sealed
- * by a server on it), and an event whose data is changed in EventStoreDB does not.
+ * by a server on it), so does it after an erasure (naming the record), and an event whose data is
+ * changed in EventStoreDB does not.
  */
 const test = suite('audit verify with the log in EventStoreDB');
 
@@ -47,7 +48,7 @@ const sealedBy = async (env: Record<string, string>, standIn: EventStoreDbStandI
   }
 };
 
-test('a log written in EventStoreDB verifies, so does its copy; changed data in EventStoreDB is named', async () => {
+test('a log written in EventStoreDB verifies, so does its copy and the log after an erasure; changed data in EventStoreDB is named', async () => {
   const original = await startEventStoreDb({ maxAppendSize: TEST_MAX_APPEND_SIZE });
   const copy = await startEventStoreDb({ maxAppendSize: TEST_MAX_APPEND_SIZE });
   const place = await cliDatabase();
@@ -76,9 +77,31 @@ test('a log written in EventStoreDB verifies, so does its copy; changed data in 
     assert.is(copyVerified.code, 0, copyVerified.stdout + copyVerified.stderr);
     assert.match(copyVerified.stdout, new RegExp(`^intact: ${events} sealed events verified`));
 
+    // An erasure through the port: the span batch's content goes, the chain still verifies and
+    // names the record that erased it.
+    const eraser = createKurrentEventStore(original.url);
+    try {
+      const batch = (await eraser.store.readAll(START, 100_000)).find((e) => e.type === 'SpansIngested')!;
+      const removed = await eraser.store.removeContent({
+        record: {
+          type: 'ContentRemoved',
+          data: { kind: 'erasure' },
+          metadata: { actor: 'test', requestId: null, time: new Date().toISOString(), causation: null },
+        },
+        eventIds: [batch.id],
+        rewrite: () => null,
+      });
+      assert.ok(removed);
+      const erased = await runCli(env, ['audit', 'verify']);
+      assert.is(erased.code, 0, erased.stdout + erased.stderr);
+      assert.match(erased.stdout, new RegExp(`1 event\\(s\\) erased by the removal record at position ${removed.position.seq}`));
+    } finally {
+      await eraser.close();
+    }
+
     // Someone with access to the EventStoreDB node's files changes a span batch in place.
-    const record = original.log.records().find((r) => r.type === 'SpansIngested')!;
-    (record as { data: Buffer }).data = Buffer.from(record.data.toString('utf8').replace('llm call', 'llm cell'));
+    const record = original.log.records().find((r) => r.type === 'UserCreated')!;
+    (record as { data: Buffer }).data = Buffer.from(JSON.stringify({ ...JSON.parse(record.data.toString('utf8')), tampered: true }));
     const tampered = await runCli(env, ['audit', 'verify']);
     assert.is(tampered.code, 1, tampered.stdout + tampered.stderr);
     assert.match(tampered.stdout, /TAMPERED: data changed at position \d+:\d+/);
