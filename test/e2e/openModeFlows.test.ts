@@ -23,6 +23,7 @@ const SCRATCH = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-out
 
 // Functions passed to page.waitForFunction run in the browser; the project's types have no DOM.
 declare const document: any;
+declare const getComputedStyle: any;
 
 type Ctx = { server: UiServer; browser: Browser };
 const test = suite<Ctx>('UI, auth off, under /loupe', {} as Ctx);
@@ -254,6 +255,42 @@ test('an empty project shows its endpoints and a register snippet that, run as s
   // Then the project lists its trace
   await page.reload();
   await page.getByTestId('trace-row').filter({ hasText: 'from-the-snippet' }).waitFor();
+  assert.equal(unexpectedProblems(problems), []);
+  await context.close();
+});
+
+test("the pages follow the system's dark setting, and a theme chosen in the sidebar sticks", async ({ server, browser }) => {
+  const { page, context, problems } = await openPage(browser);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(server.href('/projects'));
+  await page.locator('[data-testid=project-card][data-project-name=chatbot]').waitFor();
+  const shade = () =>
+    page.evaluate(() => {
+      const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\d+/g)!.map(Number);
+      return { theme: document.documentElement.dataset.theme, lightness: Math.round((r! + g! + b!) / 3) };
+    });
+  // The system says dark: the page is dark
+  const dark = await shade();
+  assert.is(dark.theme, 'dark');
+  assert.ok(dark.lightness < 40, `dark background: ${dark.lightness}`);
+  await screenshot(page, 'projects-dark');
+  await page.locator('[data-testid=project-card][data-project-name=chatbot]').getByRole('link', { name: 'chatbot' }).click();
+  await page.getByTestId('trace-row').first().locator('td.num').first().click();
+  await page.getByTestId('span-tree').waitFor();
+  await screenshot(page, 'trace-dark');
+
+  // Light chosen in the sidebar wins over the system, and survives a reload
+  await page.getByLabel('Theme').selectOption('light');
+  assert.ok((await shade()).lightness > 200);
+  await page.reload();
+  await page.getByTestId('span-tree').waitFor();
+  assert.equal(await shade(), { theme: 'light', lightness: (await shade()).lightness });
+  assert.is(await page.getByLabel('Theme').inputValue(), 'light');
+  // Back to the system's setting: dark again, and it follows the system when that changes
+  await page.getByLabel('Theme').selectOption('system');
+  assert.is((await shade()).theme, 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });

@@ -3,7 +3,11 @@ import App from './App.svelte';
 import { configureHttp } from './lib/api/http.ts';
 import { readConfig } from './lib/config.ts';
 import { session } from './lib/session/session.svelte.ts';
+import { theme } from './lib/theme/theme.svelte.ts';
 import './styles/app.css';
+
+// Before anything renders, so a dark page does not flash light first.
+theme.start();
 
 const PUBLIC_PAGES = ['/login', '/forgot-password', '/reset-password-with-token', '/logout'];
 
