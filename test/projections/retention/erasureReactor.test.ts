@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DomainEvent } from '../../../domain/decider.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
-import { telemetryDeletionStream } from '../../../domain/tracing/tracingStreams.ts';
+import { telemetryDeletionStream } from '../../../domain/tracing/tracingStream.ts';
 import { erasureReactor, type RemoveContent } from '../../../projections/retention/erasureReactor.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { memoryEventStore } from '../../support/memoryEventStore.ts';
