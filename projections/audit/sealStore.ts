@@ -25,6 +25,27 @@ const toSeal = (r: z.infer<typeof sealRow>): SealRecord => ({
   seal: r.seal,
 });
 
+const buffer = (v: unknown): Buffer => {
+  if (!(v instanceof Uint8Array)) throw new Error('audit_seals: expected bytea');
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+};
+
+const fastSeal = (value: unknown): SealRecord => {
+  const r = value as Record<string, unknown>;
+  if (typeof r.tx !== 'bigint' || typeof r.seq !== 'bigint' || typeof r.ordinal !== 'bigint' || typeof r.event_id !== 'string') {
+    return toSeal(sealRow.parse(r));
+  }
+  return {
+    position: { tx: r.tx, seq: r.seq },
+    ordinal: r.ordinal,
+    eventId: r.event_id,
+    header: buffer(r.header_sha256),
+    metadata: buffer(r.metadata_sha256),
+    data: buffer(r.data_sha256),
+    seal: buffer(r.seal),
+  };
+};
+
 const checkpointRow = z.object({
   tx: z.bigint(),
   seq: z.bigint(),
@@ -52,12 +73,13 @@ export const lastSeal = async (db: CommonQueryMethods): Promise<SealRecord | nul
 
 /** Seals strictly after `after` in global order. */
 export const readSeals = async (db: CommonQueryMethods, after: Position, limit: number): Promise<SealRecord[]> =>
+  // Unparsed (zod on every row was a large share of verify's CPU); `fastSeal` checks the fields.
   (
-    await db.any(sql.type(sealRow)`
+    await db.any(sql.unsafe`
       SELECT ${sealColumns} FROM audit_seals
       WHERE (tx, seq) > (${after.tx.toString()}::bigint, ${after.seq.toString()}::bigint)
       ORDER BY tx, seq LIMIT ${limit}`)
-  ).map(toSeal);
+  ).map(fastSeal);
 
 /** Where an event was sealed (to tell a reordering from a replacement); a scan, only run on a finding. */
 export const sealOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<SealRecord | null> => {
