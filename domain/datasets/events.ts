@@ -33,7 +33,7 @@ export type DatasetCreated = DomainEvent<
 /**
  * A new version. A version is immutable: every change of examples comes with one. Its changes
  * follow it in the same append: `DatasetExamplesAdded` / `Patched` / `Deleted`, and, for an
- * upload, the examples staged on the upload's own stream (`uploadId`; see datasetStreams), so a
+ * upload, the examples staged on the upload's own stream (`uploadId`; see datasetStream.ts), so a
  * 200 MB file never sits in one event nor in memory, and an upload refused half way leaves no
  * version behind. Examples of an upload identical (input, output, metadata) to one the dataset
  * already has are not added again.

@@ -3,7 +3,7 @@ import type { JsonObject } from '../tracing/jsonValue.ts';
 import type { PromptVersionData } from './promptVersion.ts';
 
 /**
- * Events of one prompt's stream (`prompt-<hash of name>`, see promptStreams). Every event carries
+ * Events of one prompt's stream (`prompt-<hash of name>`, see promptStream.ts). Every event carries
  * `promptId`, the incarnation's uuid: a name can be deleted and created again, and the new prompt
  * must not inherit the old one's versions, tags or labels. Versions are named by their own uuid;
  * the integer ids of the wire (`PromptVersion:7`) are the read model's, handed out in log order.
