@@ -71,4 +71,32 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens and cost; d
   assert.equal(unexpectedProblems(problems), []);
 });
 
+test('costs show where tokens do: the project card, the Traces table and a trace, which names a model without a price', async ({
+  server,
+  browser,
+}) => {
+  const { page, problems } = await openPage(browser);
+  await page.goto(server.href('/projects'));
+  const card = page.getByTestId('project-cost').first();
+  assert.match(await card.innerText(), /^\$\d/);
+  await page.getByRole('link', { name: 'metrics-bot' }).first().click();
+  await page.getByTestId('trace-row').first().waitFor();
+  const costs = await page.getByTestId('trace-cost').allInnerTexts();
+  assert.ok(
+    costs.some((c) => /^\$0\.000\d/.test(c)),
+    costs.join(' '),
+  );
+  assert.ok(costs.includes('–'), 'a trace of the unpriced model shows no cost');
+  // The newest trace (index 0) is priced; the first of the unpriced model is index 0 of the i % 9 turns.
+  await page
+    .getByTestId('trace-row')
+    .filter({ has: page.getByTestId('trace-cost').getByText('–', { exact: true }) })
+    .first()
+    .click();
+  await page.getByTestId('trace-unpriced').waitFor();
+  assert.match(await page.getByTestId('trace-unpriced').innerText(), 'house-model-7b');
+  await screenshot(page, 'trace-unpriced');
+  assert.equal(unexpectedProblems(problems), []);
+});
+
 test.run();

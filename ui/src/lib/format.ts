@@ -6,6 +6,10 @@ const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFra
 export const formatCount = (n: number | null | undefined): string => (n === null || n === undefined ? '–' : integer.format(n));
 
 /** 1234567 → 1.2M; small numbers stay exact. */
+/** USD: two decimals from a cent up, three significant digits below; '–' for none (nothing priced). */
+export const formatUsd = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '–' : n === 0 ? '$0' : Math.abs(n) < 0.01 ? `$${Number(n.toPrecision(3))}` : `$${n.toFixed(2)}`;
+
 export const formatCompact = (n: number | null | undefined): string =>
   n === null || n === undefined ? '–' : Math.abs(n) < 10_000 ? integer.format(Math.round(n)) : compact.format(n);
 

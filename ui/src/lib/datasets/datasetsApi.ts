@@ -169,6 +169,8 @@ export type ExperimentRunRecord = {
   /** From the run's trace (null until it arrives). */
   readonly prompt_token_count?: number | null;
   readonly completion_token_count?: number | null;
+  /** USD of the run's trace; null until it arrives or when nothing in it is priced. */
+  readonly cost?: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
   readonly annotations: readonly RunEvaluation[];
 };
 

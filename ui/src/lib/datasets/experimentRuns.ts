@@ -18,6 +18,8 @@ export type ExperimentSummary = {
   readonly meanLatencyMs: number | null;
   readonly promptTokens: number;
   readonly completionTokens: number;
+  /** USD over the runs' traces; null when none is priced. */
+  readonly cost: number | null;
   readonly errors: number;
 };
 
@@ -47,6 +49,7 @@ export const summarise = (runs: readonly ExperimentRunRecord[]): ExperimentSumma
     meanLatencyMs: mean(runs.map((r) => r.latency_ms)),
     promptTokens: runs.reduce((n, r) => n + (r.prompt_token_count ?? 0), 0),
     completionTokens: runs.reduce((n, r) => n + (r.completion_token_count ?? 0), 0),
+    cost: runs.some((r) => r.cost) ? runs.reduce((n, r) => n + (r.cost?.total ?? 0), 0) : null,
     errors: runs.filter((r) => r.error !== null).length,
   };
 };

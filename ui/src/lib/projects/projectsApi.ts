@@ -11,6 +11,7 @@ export type ProjectSummary = {
   readonly tokenCountCompletion: number;
   readonly tokenCountTotal: number;
   readonly errorRate: number;
+  readonly cost: { readonly total: number } | null;
   readonly lastActivityAt: string | null;
 };
 
@@ -31,7 +32,7 @@ const PROJECTS = `
           id name description gradientStartColor gradientEndColor
           summary(timeRange: $timeRange) {
             traceCount spanCount latencyMsP50 latencyMsP99
-            tokenCountPrompt tokenCountCompletion tokenCountTotal errorRate lastActivityAt
+            tokenCountPrompt tokenCountCompletion tokenCountTotal errorRate lastActivityAt cost { total }
           }
         }
       }

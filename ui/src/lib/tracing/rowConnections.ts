@@ -18,7 +18,7 @@ export const IO_PREVIEW = `{ truncatedValue mimeType }`;
 
 /** A trace as the Traces tab lists it: its root span stands for it. */
 export const TRACE_ROW_FIELDS = `
-            traceId startTime latencyMs numSpans tokenCountTotal
+            traceId startTime latencyMs numSpans tokenCountTotal cost { total }
             rootSpan { spanId name spanKind statusCode input ${IO_PREVIEW} output ${IO_PREVIEW} }`;
 
 export type TraceRowNode = {
@@ -27,6 +27,7 @@ export type TraceRowNode = {
   latencyMs: number;
   numSpans: number;
   tokenCountTotal: number;
+  cost: { total: number } | null;
   rootSpan: Pick<RootSpanRow, 'spanId' | 'name' | 'spanKind' | 'statusCode' | 'input' | 'output'> | null;
 };
 
@@ -42,12 +43,13 @@ export const rootSpanRowOf = (t: TraceRowNode): RootSpanRow => ({
   input: t.rootSpan?.input ?? null,
   output: t.rootSpan?.output ?? null,
   tokenCountTotal: t.tokenCountTotal,
+  cost: t.cost,
   numSpans: t.numSpans,
 });
 
 /** A span as the Spans tab lists it. */
 export const SPAN_ROW_FIELDS = `
-            id spanId parentId name spanKind statusCode startTime latencyMs tokenCountTotal
+            id spanId parentId name spanKind statusCode startTime latencyMs tokenCountTotal cost { total }
             input ${IO_PREVIEW} output ${IO_PREVIEW} context { traceId }`;
 
 export type SpanRowNode = Omit<SpanRow, 'traceId'> & { context: { traceId: string } };

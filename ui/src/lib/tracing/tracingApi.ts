@@ -126,7 +126,7 @@ const SESSIONS = `
         sessions(first: $first, after: $after, dir: $dir, timeRange: $timeRange, filterCondition: $filterCondition, search: $search) {
           edges { node {
             id sessionId startTime endTime durationMs numTraces numTracesWithError
-            firstInput ${IO_PREVIEW} lastOutput ${IO_PREVIEW} tokenUsage { total }
+            firstInput ${IO_PREVIEW} lastOutput ${IO_PREVIEW} tokenUsage { total } cost { total }
           } }
           pageInfo { hasNextPage endCursor }
         }
@@ -175,6 +175,7 @@ const TRACE = `
         id name
         trace(traceId: $traceId) {
           id traceId startTime endTime latencyMs numSpans errorCount tokenCountPrompt tokenCountCompletion tokenCountTotal
+          cost { prompt completion total } unpricedModels
           session { id sessionId }
           spans(first: $first) { edges { node { ${TREE_SPAN_FIELDS} } } pageInfo { hasNextPage endCursor } }
         }
@@ -228,7 +229,7 @@ const SPAN = `
     node(id: $id) {
       ... on Span {
         id spanId parentId name spanKind statusCode statusMessage startTime endTime latencyMs
-        tokenCountPrompt tokenCountCompletion tokenCountTotal
+        tokenCountPrompt tokenCountCompletion tokenCountTotal cost { prompt completion total }
         input { value mimeType } output { value mimeType }
         attributes
         events { name timestamp message attributes }
@@ -258,6 +259,7 @@ const SESSION = `
       ... on ProjectSession {
         id sessionId startTime endTime durationMs numTraces numTracesWithError
         tokenUsage { prompt completion total }
+        cost { prompt completion total }
         project { id name }
         turns { traceId startTime endTime input { value mimeType } output { value mimeType } trace { latencyMs tokenCountTotal errorCount } }
       }

@@ -34,6 +34,8 @@ export type SpanRowColumns = {
   readonly input: IOPreview | null;
   readonly output: IOPreview | null;
   readonly tokenCountTotal: number | null;
+  /** USD; null when nothing of it is priced. */
+  readonly cost: { readonly total: number } | null;
 };
 
 /** One row of the Traces tab: a root span with its trace's totals. */
@@ -66,6 +68,7 @@ export type SessionRow = SessionSummary & {
   readonly firstInput: IOPreview | null;
   readonly lastOutput: IOPreview | null;
   readonly tokenUsage: { readonly total: number };
+  readonly cost: { readonly total: number } | null;
 };
 
 /** A span as the trace tree needs it (no content: that is fetched for the selected span only). */
@@ -92,6 +95,10 @@ export type TraceSummary = {
   readonly tokenCountPrompt: number;
   readonly tokenCountCompletion: number;
   readonly tokenCountTotal: number;
+  /** USD; null when nothing of it is priced. */
+  readonly cost: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
+  /** Models of its LLM spans without a price ('' for spans naming none). */
+  readonly unpricedModels: readonly string[];
   readonly session: { readonly id: string; readonly sessionId: string } | null;
 };
 
@@ -117,6 +124,7 @@ export type SpanDetail = {
   readonly tokenCountPrompt: number | null;
   readonly tokenCountCompletion: number | null;
   readonly tokenCountTotal: number | null;
+  readonly cost: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
   readonly input: IOValue | null;
   readonly output: IOValue | null;
   /** Nested attributes (parsed from the JSON document the server sends). */
@@ -147,6 +155,7 @@ export type SessionTurn = {
 
 export type SessionDetail = SessionSummary & {
   readonly tokenUsage: { readonly prompt: number; readonly completion: number; readonly total: number };
+  readonly cost: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
   readonly project: { readonly id: string; readonly name: string };
   readonly turns: readonly SessionTurn[];
 };
