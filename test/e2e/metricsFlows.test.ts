@@ -83,7 +83,7 @@ test('costs show where tokens do: the project card, the Traces table and a trace
   await page.getByTestId('trace-row').first().waitFor();
   const costs = await page.getByTestId('trace-cost').allInnerTexts();
   assert.ok(
-    costs.some((c) => /^\$0\.000\d/.test(c)),
+    costs.some((c) => /^0\.00\d+¢$/.test(c)),
     costs.join(' '),
   );
   assert.ok(costs.includes('–'), 'a trace of the unpriced model shows no cost');

@@ -10,6 +10,10 @@ export const formatCount = (n: number | null | undefined): string => (n === null
 export const formatUsd = (n: number | null | undefined): string =>
   n === null || n === undefined ? '–' : n === 0 ? '$0' : Math.abs(n) < 0.01 ? `$${Number(n.toPrecision(3))}` : `$${n.toFixed(2)}`;
 
+/** USD in a narrow column: below a cent in cents (`0.0071¢`), else as formatUsd. */
+export const formatUsdShort = (n: number | null | undefined): string =>
+  n !== null && n !== undefined && n !== 0 && Math.abs(n) < 0.01 ? `${Number((n * 100).toPrecision(2))}¢` : formatUsd(n);
+
 export const formatCompact = (n: number | null | undefined): string =>
   n === null || n === undefined ? '–' : Math.abs(n) < 10_000 ? integer.format(Math.round(n)) : compact.format(n);
 
