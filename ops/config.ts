@@ -104,6 +104,8 @@ export interface Config {
   readonly database: DatabaseConfig;
   readonly log: { readonly level: LogLevel };
   readonly projects: { readonly defaultName: string };
+  /** Trace retention: the default policy's days (0: keep for ever) and how often policies are applied. */
+  readonly retention: { readonly defaultDays: number; readonly scheduleMinutes: number };
   readonly auth: AuthConfig;
   /** null when SERVICE_SMTP_HOSTNAME is unset: no email is sent. */
   readonly smtp: SmtpConfig | null;
@@ -556,6 +558,10 @@ export const loadConfig = (env: Env = process.env): Config => {
     database,
     log: { level: r.oneOf('SERVICE_LOG_LEVEL', LOG_LEVELS, DEFAULTS.logLevel) },
     projects: { defaultName: r.string('SERVICE_PROJECT_NAME', DEFAULTS.projectName) },
+    retention: {
+      defaultDays: r.integer('SERVICE_DEFAULT_RETENTION_POLICY_DAYS', 0, 0, 365_000, 'must be a whole number of days (0: keep for ever)'),
+      scheduleMinutes: r.integer('SERVICE_RETENTION_SCHEDULE_MINUTES', 60, 1, 525_600, 'must be a whole number of minutes, at least 1'),
+    },
     auth,
     smtp: readSmtp(r),
     oauth2: readOAuth2Providers(r, env),

@@ -7,6 +7,7 @@ import { sealerReactor } from '../projections/audit/sealerReactor.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import { erasureReactor } from '../projections/retention/erasureReactor.ts';
+import { retentionReactor } from '../projections/retention/retentionReactor.ts';
 import type { Config } from './config.ts';
 
 export type ReactorDeps = {
@@ -38,4 +39,9 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
   }),
   // Deletions reach the log; on PGlite an erasure also rewrites the read models' files (vacuumAfterErasure.ts).
   erasureReactor({ store: deps.store, pool: deps.pool, fullVacuum: deps.embedded }),
+  retentionReactor({
+    store: deps.store,
+    days: deps.config.retention.defaultDays,
+    everyMs: deps.config.retention.scheduleMinutes * 60_000,
+  }),
 ];

@@ -7,6 +7,7 @@ import type { ContentRemovedData } from '../../domain/retention/events.ts';
 import { withoutSpans } from '../../domain/tracing/erasedSpans.ts';
 import type { Reactor } from '../reactors/reactor.ts';
 import { erasureWork, sessionsStillThere, tracesStillThere } from '../tracing/erasureQueries.ts';
+import { RETENTION_ACTOR_PREFIX } from './retentionReactor.ts';
 import { vacuumAfterErasure } from './vacuumAfterErasure.ts';
 
 /** The events after which content is gone from the read models and must go from the log. */
@@ -64,6 +65,7 @@ export const erasureReactor = (deps: {
       const mine = work.filter((w) => w.deletion_event === deletion.id);
       const deletedSession = deletion.type === 'SessionDeleted' ? text(deletion.data, 'sessionId') : null;
       if (mine.length === 0 && deletedSession === null) return [];
+      const retention = deletion.type === 'TracesExpired' || deletion.metadata.actor.startsWith(RETENTION_ACTOR_PREFIX);
       const bySource = new Map<string, string[]>();
       for (const w of mine) bySource.set(w.source_event, [...(bySource.get(w.source_event) ?? []), w.span_id]);
       const sessions = distinct([
@@ -75,9 +77,9 @@ export const erasureReactor = (deps: {
           deletion: { id: deletion.id, type: deletion.type },
           actor: deletion.metadata.actor,
           requestId: deletion.metadata.requestId,
-          kind: deletion.type === 'TracesExpired' ? 'retention' : 'erasure',
+          kind: retention ? 'retention' : 'erasure',
           projectId: text(deletion.data, 'projectId'),
-          policyId: text(deletion.data, 'policyId'),
+          policyId: text(deletion.data, 'policyId') ?? (retention ? deletion.metadata.actor.slice(RETENTION_ACTOR_PREFIX.length) : null),
           cutoff: text(deletion.data, 'startedBefore'),
           spans: [...bySource].map(([eventId, spanIds]) => ({ eventId, spanIds })),
           targets: {

@@ -39,3 +39,12 @@ export const tracesStillThere = async (db: CommonQueryMethods, traceIds: readonl
       : await db.anyFirst(sql.type(z.object({ trace_id: z.string() }))`
           SELECT trace_id FROM traces WHERE trace_id = ANY(${sql.array([...traceIds], 'text')})`),
   );
+
+const expiredRow = z.object({ project_id: z.string(), name: z.string(), trace_id: z.string() });
+
+/** Traces that started before `cutoff`, oldest first, with their project (retention). */
+export const tracesStartedBefore = async (db: CommonQueryMethods, cutoff: Date, limit: number) =>
+  db.any(sql.type(expiredRow)`
+    SELECT p.project_id::text, p.name, t.trace_id FROM traces t JOIN projects p ON p.id = t.project_id
+    WHERE t.start_time < ${cutoff.toISOString()}::timestamptz
+    ORDER BY t.start_time, t.id LIMIT ${limit}`);

@@ -206,3 +206,56 @@ test('after removals, a rebuild of the read models equals the live ones (ids inc
 });
 
 test.run();
+
+const retention = suite<{ server: TestServer }>('default retention policy', {} as { server: TestServer });
+retention.before(async (ctx) => {
+  ctx.server = await startTestServer({ env: { SERVICE_DEFAULT_RETENTION_POLICY_DAYS: '7' } });
+});
+retention.after(async (ctx) => {
+  await ctx.server.close();
+});
+
+retention(
+  'traces started ten days ago expire from REST and the log; recent ones stay; the removal is recorded as retention',
+  async ({ server }) => {
+    const oldCanary = canary('OLD');
+    const newCanary = canary('NEW');
+    const span = (text: string, start: Date) =>
+      spanRecord({
+        traceId: newTraceId(),
+        startTimeUnixNano: (BigInt(start.getTime()) * 1_000_000n).toString(),
+        endTimeUnixNano: (BigInt(start.getTime() + 1000) * 1_000_000n).toString(),
+        attributes: attrs({ 'input.value': text }),
+      });
+    const spans = [span(oldCanary, new Date(Date.now() - 10 * 24 * 3600 * 1000)), span(newCanary, new Date())];
+    const position = await ingestSpans(server.store, [batch('kept-short', spans)], { actor: 'test', requestId: null });
+    await server.runner.waitFor(position!, 60_000);
+    await server.reactors.runSchedule('retention');
+    await eventually(
+      async () => Number(await inEventsTable(server, oldCanary)),
+      (n) => n === 0,
+    );
+    const listed = await eventually(
+      async () =>
+        (await callJson(server, 'GET', '/v1/projects/kept-short/spans')).body.data.map(
+          (s: { context: { span_id: string } }) => s.context.span_id,
+        ),
+      (ids: string[]) => ids.length === 1,
+    );
+    assert.equal(listed, [spans[1]!.spanId]);
+    const log = await exported(server);
+    assert.not.ok(log.includes(oldCanary));
+    assert.ok(log.includes(newCanary));
+    const record = (
+      await eventually(
+        () => everything(server),
+        (all) => all.some((e) => e.type === 'ContentRemoved'),
+      )
+    ).find((e) => e.type === 'ContentRemoved')!;
+    assert.equal((record.data as { kind: string; policyId: string }).kind, 'retention');
+    assert.equal((record.data as { policyId: string }).policyId, 'default');
+    assert.is(record.metadata.actor, 'retention:default');
+  },
+);
+
+retention.run();
