@@ -7,9 +7,13 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import type { CommandModule } from './commands/command.ts';
+import { DataDirInUseError } from './database/dataDirLock.ts';
+import { pipedOutput } from './pipedOutput.ts';
 
 const EXIT_USAGE = 2;
 const EXIT_CONFIG = 2;
+/** The embedded database is held by another process (EX_TEMPFAIL: try again once it is stopped). */
+const EXIT_IN_USE = 75;
 
 interface CommandSpec {
   /** The words that select it, e.g. ['db', 'migrate']. */
@@ -203,8 +207,10 @@ const parseCommand = (argv: readonly string[]): Parsed => {
   return { kind: 'run', spec, args };
 };
 
-const flush = (stream: NodeJS.WriteStream) =>
-  new Promise<void>((resolve) => (stream.writableNeedDrain ? stream.once('drain', resolve) : resolve()));
+// A reader that stops early (`loupe ... | head`) is not an error of ours: commands see it through
+// their writes (pipedOutput.ts); without a listener the EPIPE would end the process with a stack trace.
+const stdout = pipedOutput(process.stdout);
+const stderr = pipedOutput(process.stderr);
 
 const main = async (argv: readonly string[]): Promise<number | void> => {
   const parsed = parseCommand(argv);
@@ -235,6 +241,10 @@ const main = async (argv: readonly string[]): Promise<number | void> => {
       console.error(`loupe: invalid configuration:\n${error.message}`);
       return EXIT_CONFIG;
     }
+    if (error instanceof DataDirInUseError) {
+      console.error(`loupe: ${error.message}`);
+      return EXIT_IN_USE;
+    }
     throw error;
   }
 };
@@ -242,7 +252,13 @@ const main = async (argv: readonly string[]): Promise<number | void> => {
 try {
   const code = await main(process.argv.slice(2));
   if (typeof code === 'number') {
-    await Promise.all([flush(process.stdout), flush(process.stderr)]);
+    // Buffered output is written before exiting; not waited for when its reader has gone (EPIPE).
+    await Promise.all([stdout.flush(), stderr.flush()]);
+    // A reader leaving is fine; an output that failed otherwise (a full disk) is not a success.
+    if (stdout.failure && code === 0) {
+      console.error(`loupe: cannot write the output: ${stdout.failure.message}`);
+      process.exit(1);
+    }
     process.exit(code);
   }
 } catch (error) {

@@ -2,10 +2,8 @@ import { parseArgs } from 'node:util';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { START } from '../../domain/eventstore/types.ts';
 import { openEventLog } from '../openEventLog.ts';
+import { pipedOutput } from '../pipedOutput.ts';
 import type { CommandRun } from './command.ts';
-
-const write = (line: string) =>
-  new Promise<void>((resolve) => (process.stdout.write(line) ? resolve() : process.stdout.once('drain', resolve)));
 
 export const exportLine = (e: StoredEvent): string =>
   `${JSON.stringify({
@@ -33,10 +31,13 @@ export const run: CommandRun = async (config, args) => {
   const from = values.from ? Date.parse(values.from) : -Infinity;
   const to = values.to ? Date.parse(values.to) : Infinity;
   const log = await openEventLog(config);
+  const output = pipedOutput(process.stdout);
   try {
     let after = START;
-    for (;;) {
-      const page = await log.store.readAll(after, 500);
+    // Until the log's end, or until the reader stops reading (`| head`): then stop reading the log too.
+    for (let reading = true; reading; ) {
+      // Bounded by bytes too: 500 events of 2,000 spans each would be a gigabyte in memory.
+      const page = await log.store.readAll(after, 500, { maxBytes: 16 * 1024 * 1024 });
       if (page.length === 0) break;
       after = page[page.length - 1]!.position;
       for (const e of page) {
@@ -44,8 +45,13 @@ export const run: CommandRun = async (config, args) => {
         if (values.type && e.type !== values.type) continue;
         const time = Date.parse(e.metadata.time);
         if (time < from || time >= to) continue;
-        await write(exportLine(e));
+        reading = await output.write(exportLine(e));
+        if (!reading) break;
       }
+    }
+    if (output.failure) {
+      console.error(`loupe: events export: could not write the output: ${output.failure.message}`);
+      return 1;
     }
     return 0;
   } finally {

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPool, type DatabasePool } from 'slonik';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { initPgliteDataDir } from './initPgliteDataDir.ts';
 import { createPgliteDriverFactory } from './pgliteDriver.ts';
 import { installPgCopyRoute } from './pgCopyRoute.ts';
@@ -52,10 +53,18 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
   }
   let pglite: PGlite;
   let description: string;
+  let lock: DataDirLock | null = null;
   if ('pgliteDataDir' in options) {
     await mkdir(options.pgliteDataDir, { recursive: true });
-    await initPgliteDataDir(options.pgliteDataDir);
-    pglite = await PGlite.create(options.pgliteDataDir, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+    // One process at a time on a data directory (dataDirLock.ts): the server and every CLI command.
+    lock = lockDataDir(options.pgliteDataDir);
+    try {
+      await initPgliteDataDir(options.pgliteDataDir);
+      pglite = await PGlite.create(options.pgliteDataDir, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     description = `embedded PGlite at ${options.pgliteDataDir}`;
   } else {
     pglite = options.pglite;
@@ -73,8 +82,12 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
     kind: 'pglite',
     description,
     close: async () => {
-      await pool.end();
-      await pglite.close();
+      try {
+        await pool.end();
+        await pglite.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 };
