@@ -259,6 +259,8 @@ test('a person opens an experiment and reads each example’s runs by repetition
   // When the experiment is opened from the dataset page
   const { page, context, problems } = await openPage(browser);
   await page.goto(server.href(`/datasets/${encodeURIComponent(datasetId)}`));
+  // (experiments are listed on the dataset's Experiments tab)
+  await page.getByRole('link', { name: 'Experiments (1)' }).click();
   await page.getByRole('link', { name: 'gpt-run' }).click();
   await page.getByRole('heading', { name: 'gpt-run' }).waitFor();
 

@@ -115,6 +115,8 @@ test('a person uploads a CSV with a column mapping and reads its examples, versi
 
   // Then a reload (the path is the app's) shows both versions, newest first, with the new example
   await page.reload();
+  // The versions load after the page: wait for the second before reading them
+  await page.getByTestId('dataset-version-item').nth(1).waitFor();
   assert.equal(await page.getByTestId('dataset-version-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-number'))), [
     '2',
     '1',
