@@ -252,9 +252,18 @@ test('an empty project shows its endpoints and a register snippet that, run as s
       error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(),
     ),
   );
-  // Then the project lists its trace
-  await page.reload();
-  await page.getByTestId('trace-row').filter({ hasText: 'from-the-snippet' }).waitFor();
+  // Then the project lists its trace (the export is acknowledged before it is projected: the
+  // page is reloaded until the read model shows it, as a person would)
+  const row = page.getByTestId('trace-row').filter({ hasText: 'from-the-snippet' });
+  for (let attempt = 0; ; attempt++) {
+    await page.reload();
+    try {
+      await row.waitFor({ timeout: 3_000 });
+      break;
+    } catch (error) {
+      if (attempt >= 15) throw error;
+    }
+  }
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });
