@@ -50,8 +50,11 @@ const everything = async (server: TestServer): Promise<StoredEvent[]> => {
   }
 };
 const exported = async (server: TestServer) => (await everything(server)).map(exportLine).join('');
-const inEventsTable = (server: TestServer, text: string) =>
-  server.pool.oneFirst(sql.unsafe`SELECT count(*)::int FROM events WHERE data::text LIKE ${`%${text}%`}`);
+/** Events holding the text: the `events` table, or the whole log when it lives in EventStoreDB (the table is then empty). */
+const inEventsTable = async (server: TestServer, text: string): Promise<number> =>
+  server.config.database.eventStoreUrl
+    ? (await everything(server)).filter((e) => exportLine(e).includes(text)).length
+    : server.pool.oneFirst(sql.unsafe`SELECT count(*)::int FROM events WHERE data::text LIKE ${`%${text}%`}`);
 
 /**
  * What a dump holds: pg_dump on PostgreSQL; on PGlite the data directory's table files themselves
