@@ -9,12 +9,15 @@
  * expression matched against the file's path relative to the repository. `--skip` leaves out the
  * files whose path matches (CI runs what does not depend on the database backend in one of its
  * two runs only: the code rules on PGlite, the browser flows on PostgreSQL; see .ci/run).
+ * Before starting, the Debian packages the selected files need are checked (ensureSystemPackages.ts):
+ * installed when running as root, named with the command to run otherwise.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensureSystemPackages } from './ensureSystemPackages.ts';
 import { TYPESCRIPT_NODE_FLAGS } from './typescriptNodeFlags.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -235,6 +238,7 @@ const main = async (): Promise<number> => {
     return 1;
   }
 
+  const packagesMissing = ensureSystemPackages(ROOT, files);
   const started = Date.now();
   console.log(`running ${files.length} test file(s), ${options.jobs} at a time, on Node ${process.version}`);
   const outcomes: Outcome[] = [];
@@ -260,6 +264,7 @@ const main = async (): Promise<number> => {
   const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.file);
   console.log(`\n${files.length} file(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (failing.length > 0) console.log(`failing files:\n${failing.map((f) => `  ${f}`).join('\n')}`);
+  if (packagesMissing !== null) console.log(packagesMissing);
   console.log(`${passed} passed, ${failed} failed`);
   return failed > 0 ? 1 : 0;
 };

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
-/** Debian's Chromium (.ci/run installs it); playwright-core drives it, downloading no browser of its own. */
+/** Debian's Chromium (ops/installSystemPackages.sh installs it: `npm test` as root, .ci/run); playwright-core drives it, downloading no browser of its own. */
 export const CHROMIUM = '/usr/bin/chromium';
 
 const ARGS = [
@@ -18,7 +18,7 @@ const ARGS = [
 
 /** A headless Chromium on a fresh profile (playwright gives each launch its own --user-data-dir). */
 export const launchBrowser = async (): Promise<Browser> => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run ops/installSystemPackages.sh as root`);
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true, timeout: 60_000 });
 };
 
