@@ -53,6 +53,8 @@ export type AppDeps = {
   readonly metrics?: Metrics;
   /** Each read model's sampled lag, for /readyz. */
   readonly lag?: LagMonitor;
+  /** The default trace retention policy (`SERVICE_DEFAULT_RETENTION_POLICY_DAYS`; 0 keeps for ever). Left out: 0. */
+  readonly retention?: { readonly defaultDays: number };
   /** Provider keys from the environment and the call timeout (defaults when left out). */
   readonly playground?: PlaygroundSettings;
 };

@@ -15,6 +15,7 @@ import { projectRoutes } from './rest/projects/projectRoutes.ts';
 import { promptRoutes } from './rest/prompts/promptRoutes.ts';
 import { playgroundRoutes } from './rest/playground/playgroundRoutes.ts';
 import { priceRoutes } from './rest/prices/priceRoutes.ts';
+import { traceRetentionPolicyRoutes } from './rest/retention/traceRetentionPolicyRoutes.ts';
 import { secretRoutes } from './rest/secrets/secretRoutes.ts';
 import { sessionRoutes } from './rest/tracing/sessionRoutes.ts';
 import { spanRoutes } from './rest/tracing/spanRoutes.ts';
@@ -30,6 +31,7 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...secretRoutes(deps),
   ...priceRoutes(deps),
   ...projectRoutes(deps),
+  ...traceRetentionPolicyRoutes(deps),
   ...spanRoutes(deps),
   ...traceRoutes(deps),
   ...sessionRoutes(deps),

@@ -199,6 +199,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       metrics,
       lag,
       playground: config.playground,
+      retention: { defaultDays: config.retention.defaultDays },
     };
     const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));
     const otlp = otlpRoutes(deps, sink);

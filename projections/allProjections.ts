@@ -5,6 +5,7 @@ import { experimentsProjection } from './experiments/experimentsProjection.ts';
 import { usersProjection } from './identity/usersProjection.ts';
 import type { Projection } from './projection.ts';
 import { promptsProjection } from './prompts/promptsProjection.ts';
+import { traceRetentionPoliciesProjection } from './retention/traceRetentionPoliciesProjection.ts';
 import { savedFiltersProjection } from './savedFilters/savedFiltersProjection.ts';
 import { secretsProjection } from './secrets/secretsProjection.ts';
 import { tracingProjection } from './tracing/tracingProjection.ts';
@@ -20,4 +21,5 @@ export const allProjections = (): Projection[] => [
   datasetsProjection,
   experimentsProjection,
   savedFiltersProjection,
+  traceRetentionPoliciesProjection,
 ];

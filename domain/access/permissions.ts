@@ -35,6 +35,8 @@ export const PERMISSIONS = {
   'users.self': { roles: PEOPLE, adminSecret: false, apiKeys: true, whenAuthDisabled: false },
   /** `PUT/DELETE /v1/projects/{id}`. */
   'projects.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
+  /** Create, change and delete trace retention policies; choose a project's policy (what expires is deleted for good). */
+  'retention.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /** Add, override and delete model prices (the costs of LLM spans follow them). */
   'prices.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /** Create, update, delete secrets, list them, view their values. */

@@ -28,6 +28,11 @@ export const REST_PERMISSION_OVERRIDES: Readonly<Record<string, Permission>> = {
   // Loupe's model prices (not in the reference's REST API).
   'POST /v1/model_prices': 'prices.manage',
   'DELETE /v1/model_prices': 'prices.manage',
+  // Loupe's trace retention policies (Phoenix has them in GraphQL only, for admins).
+  'POST /v1/trace_retention_policies': 'retention.manage',
+  'PATCH /v1/trace_retention_policies/{policy_id}': 'retention.manage',
+  'DELETE /v1/trace_retention_policies/{policy_id}': 'retention.manage',
+  'PUT /v1/projects/{project_identifier}/trace_retention_policy': 'retention.manage',
   'GET /v1/user/api_keys': 'apikeys.own.list',
   'POST /v1/user/api_keys': 'apikeys.own.create',
   'DELETE /v1/user/api_keys/{api_key_id}': 'apikeys.own.delete',

@@ -27,4 +27,47 @@ export type ContentRemovedData = {
 
 export type ContentRemoved = DomainEvent<'ContentRemoved', ContentRemovedData>;
 
-export type RetentionEvent = ContentRemoved;
+/** A named trace retention policy (ids are handed out in order and never reused). */
+export type TraceRetentionPolicyData = {
+  readonly policyId: number;
+  readonly name: string;
+  readonly maxDays: number | null;
+  readonly maxTraces: number | null;
+};
+
+export type TraceRetentionPolicyCreated = DomainEvent<'TraceRetentionPolicyCreated', TraceRetentionPolicyData>;
+/** The whole policy as it now is (name and rule). */
+export type TraceRetentionPolicyChanged = DomainEvent<'TraceRetentionPolicyChanged', TraceRetentionPolicyData>;
+/** Its projects fall back to the default policy. */
+export type TraceRetentionPolicyDeleted = DomainEvent<'TraceRetentionPolicyDeleted', { readonly policyId: number }>;
+/** A project's policy: a named one, or `null` for the default (`SERVICE_DEFAULT_RETENTION_POLICY_DAYS`). */
+export type ProjectTraceRetentionPolicySet = DomainEvent<
+  'ProjectTraceRetentionPolicySet',
+  { readonly projectId: string; readonly policyId: number | null }
+>;
+
+export type TraceRetentionPolicyEvent =
+  | TraceRetentionPolicyCreated
+  | TraceRetentionPolicyChanged
+  | TraceRetentionPolicyDeleted
+  | ProjectTraceRetentionPolicySet;
+
+/**
+ * One run of one policy (`policyId` is the policy's id, or `default`), appended by the retention
+ * reactor before the deletions it issues: when it ran, the cut-off by age, how many traces of
+ * how many projects it expired. What the removal then took is in the ContentRemoved records
+ * naming the policy.
+ */
+export type TraceRetentionApplied = DomainEvent<
+  'TraceRetentionApplied',
+  {
+    readonly policyId: string;
+    readonly ranAt: string;
+    readonly startedBefore: string | null;
+    readonly maxTraces: number | null;
+    readonly projects: number;
+    readonly expiredTraces: number;
+  }
+>;
+
+export type RetentionEvent = ContentRemoved | TraceRetentionPolicyEvent | TraceRetentionApplied;

@@ -32,6 +32,7 @@ const EXPECTED: Record<Permission, readonly Who[]> = {
   'users.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'users.self': ['viewer', 'member', 'admin', 'viewerKey', 'memberKey', 'adminKey'],
   'projects.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
+  'retention.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'prices.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'secrets.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'playground.secrets': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
