@@ -1,18 +1,19 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { type SortColumn, sortKey } from './sortKey.ts';
 import { spanColumns, spanFilterConditions, spanRow, type SpanFilter, type SpanRow } from './spanQueries.ts';
 
-export type SpanSort = { readonly by: 'start_time' | 'latency_ms'; readonly order: 'asc' | 'desc' };
+export type SpanSort = { readonly by: SortColumn; readonly order: 'asc' | 'desc' };
 
 /**
- * `listSpans` (the REST span list, newest row first) with a sort: by start time or latency, ties
+ * `listSpans` (the REST span list, newest row first) with a sort: by start time, latency or cost
+ * (spans without a cost last, sortKey.ts), ties
  * broken by row id in the same direction. The cursor is the first span of the page, as in
  * `listTraces`: the page starts at that span's sort key, so no page skips or repeats a span.
  * The filters are listSpans' own, with the same meaning.
  */
 export const listSpansSorted = async (db: CommonQueryMethods, f: SpanFilter, sort: SpanSort): Promise<readonly SpanRow[]> => {
-  const key = sort.by === 'latency_ms' ? sql.fragment`(s.end_time - s.start_time)` : sql.fragment`s.start_time`;
-  const keyType = sort.by === 'latency_ms' ? sql.fragment`interval` : sql.fragment`timestamptz`;
+  const { key, type: keyType } = sortKey('s', sort.by, sort.order);
   const desc = sort.order === 'desc';
   const cmp = desc ? sql.fragment`<=` : sql.fragment`>=`;
   const start =

@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
+import { type SortColumn, sortKey } from './sortKey.ts';
 
 /** A trace as the trace lists read it (`traceColumns` of `traces t`). */
 const traceRow = z.object({
@@ -21,7 +22,8 @@ type Condition = ReturnType<typeof sql.fragment>;
 
 export type TraceFilter = {
   readonly projectId: number;
-  readonly sort: 'start_time' | 'latency_ms';
+  /** By cost: the traces with no priced span come last, whichever the order. */
+  readonly sort: SortColumn;
   readonly order: 'asc' | 'desc';
   readonly limit: number;
   /** Row id of the first trace of the page. */
@@ -33,14 +35,9 @@ export type TraceFilter = {
   readonly sessionIds?: readonly number[];
 };
 
-const sortKey = (sort: TraceFilter['sort']) =>
-  sort === 'latency_ms' ? sql.fragment`(t.end_time - t.start_time)` : sql.fragment`t.start_time`;
-
 /** Where the page starts: the cursor trace's sort key (as text, exact), or null when it is gone. */
-const cursorKey = (db: CommonQueryMethods, f: TraceFilter, cursor: number): Promise<string | null> =>
-  db.maybeOneFirst(sql.type(z.object({ key: z.string() }))`
-    SELECT ${f.sort === 'latency_ms' ? sql.fragment`(t.end_time - t.start_time)::text` : sql.fragment`t.start_time::text`} AS key
-    FROM traces t WHERE t.id = ${cursor}`);
+const cursorKey = (db: CommonQueryMethods, key: ReturnType<typeof sortKey>['key'], cursor: number): Promise<string | null> =>
+  db.maybeOneFirst(sql.type(z.object({ key: z.string() }))`SELECT (${key})::text AS key FROM traces t WHERE t.id = ${cursor}`);
 
 /**
  * One page of a project's traces, sorted with ties broken by row id in the same direction. The
@@ -57,9 +54,8 @@ export const listTraces = async (
 ): Promise<readonly TraceRow[]> => {
   const desc = f.order === 'desc';
   const cmp = desc ? sql.fragment`<=` : sql.fragment`>=`;
-  const key = sortKey(f.sort);
-  const keyType = f.sort === 'latency_ms' ? sql.fragment`interval` : sql.fragment`timestamptz`;
-  const start = f.cursor === null ? null : await cursorKey(db, f, f.cursor);
+  const { key, type: keyType } = sortKey('t', f.sort, f.order);
+  const start = f.cursor === null ? null : await cursorKey(db, key, f.cursor);
   const where = [
     sql.fragment`t.project_id = ${f.projectId}`,
     ...(f.cursor === null

@@ -19,12 +19,14 @@ import {
   Project,
   type ProjectSession,
   ProjectSessionConnection,
+  ProjectSessionSort,
   ProjectSummary,
   SortDir,
   type Span,
   SpanConnection,
   SpanFilter,
   SpanSort,
+  sortColumnOf,
   TimeRange,
   Trace,
   TraceConnection,
@@ -138,7 +140,7 @@ export class ProjectResolver {
     }
     const query = {
       projectId: project.rowid,
-      sort: sort?.col === 'latencyMs' ? ('latency_ms' as const) : ('start_time' as const),
+      sort: sortColumnOf(sort?.col ?? 'startTime'),
       order: sort?.dir ?? 'desc',
       limit,
       cursor: from.kind === 'from' ? from.rowid : null,
@@ -205,15 +207,14 @@ export class ProjectResolver {
       conditions,
     };
     const rows = await boundedQuery(ctx.deps.pool, conditions, (db) =>
-      sort
-        ? listSpansSorted(db, query, { by: sort.col === 'latencyMs' ? 'latency_ms' : 'start_time', order: sort.dir })
-        : listSpans(db, query),
+      sort ? listSpansSorted(db, query, { by: sortColumnOf(sort.col), order: sort.dir }) : listSpans(db, query),
     );
     return connectionOf(rows, limit, 'Span', (r) => spanOf(r, project.rowid), from.kind === 'from');
   }
 
   @FieldResolver(() => ProjectSessionConnection, {
-    description: 'Sessions by id, oldest first unless dir is desc (as REST); timeRange is on the session start time',
+    description:
+      'Sessions by id, oldest first unless dir is desc (as REST), or by `sort` (which then takes the direction); timeRange is on the session start time',
   })
   async sessions(
     @Root() project: Project,
@@ -224,6 +225,7 @@ export class ProjectResolver {
     @Arg('timeRange', () => TimeRange, { nullable: true }) timeRange?: TimeRange | null,
     @Arg('filterCondition', () => String, { nullable: true, description: FILTER_CONDITION_DOC }) filterCondition?: string | null,
     @Arg('search', () => String, { nullable: true, description: SEARCH_DOC }) search?: string | null,
+    @Arg('sort', () => ProjectSessionSort, { nullable: true }) sort?: ProjectSessionSort | null,
   ): Promise<Connection<ProjectSession>> {
     const conditions = filterConditions('session', { filter: filterCondition, search });
     const limit = checkFirst(first);
@@ -234,7 +236,8 @@ export class ProjectResolver {
         projectId: project.rowid,
         cursor: from.kind === 'from' ? from.rowid : null,
         limit,
-        order: dir ?? 'asc',
+        order: sort?.dir ?? dir ?? 'asc',
+        sort: sort ? sortColumnOf(sort.col) : undefined,
         startTime: timeRange?.start ?? undefined,
         endTime: timeRange?.end ?? undefined,
         conditions,

@@ -29,9 +29,16 @@ export const SortDir = { asc: 'asc', desc: 'desc' } as const;
 export type SortDir = (typeof SortDir)[keyof typeof SortDir];
 registerEnumType(SortDir, { name: 'SortDir' });
 
-export const TraceColumn = { startTime: 'startTime', latencyMs: 'latencyMs' } as const;
+export const TraceColumn = { startTime: 'startTime', latencyMs: 'latencyMs', costTotal: 'costTotal' } as const;
 export type TraceColumn = (typeof TraceColumn)[keyof typeof TraceColumn];
-registerEnumType(TraceColumn, { name: 'TraceColumn', description: 'What REST sorts traces by: start_time or latency_ms' });
+registerEnumType(TraceColumn, {
+  name: 'TraceColumn',
+  description: 'What REST sorts traces by: start_time, latency_ms or cost_total (traces without a cost last, either way)',
+});
+
+/** The column a sort names → the list queries' (projections/tracing/sortKey.ts). */
+export const sortColumnOf = (col: TraceColumn | SpanColumn | ProjectSessionColumn): 'start_time' | 'latency_ms' | 'cost_total' =>
+  col === 'latencyMs' ? 'latency_ms' : col === 'costTotal' ? 'cost_total' : 'start_time';
 
 @ObjectType({ description: 'USD at the prices in force when each LLM call started (Loupe; the reference has none).' })
 export class Cost {
@@ -54,9 +61,25 @@ export class TimeRange {
   end?: string | null;
 }
 
-export const SpanColumn = { startTime: 'startTime', latencyMs: 'latencyMs' } as const;
+export const SpanColumn = { startTime: 'startTime', latencyMs: 'latencyMs', costTotal: 'costTotal' } as const;
 export type SpanColumn = (typeof SpanColumn)[keyof typeof SpanColumn];
-registerEnumType(SpanColumn, { name: 'SpanColumn' });
+registerEnumType(SpanColumn, { name: 'SpanColumn', description: 'costTotal: the span’s own cost; spans without one last, either way' });
+
+export const ProjectSessionColumn = { startTime: 'startTime', costTotal: 'costTotal' } as const;
+export type ProjectSessionColumn = (typeof ProjectSessionColumn)[keyof typeof ProjectSessionColumn];
+registerEnumType(ProjectSessionColumn, {
+  name: 'ProjectSessionColumn',
+  description: 'costTotal: the sum of the session’s priced spans; sessions without a cost last, either way',
+});
+
+@InputType({ description: 'Sessions by a column, ties by row id in the same direction' })
+export class ProjectSessionSort {
+  @Field(() => ProjectSessionColumn)
+  col!: ProjectSessionColumn;
+
+  @Field(() => SortDir)
+  dir!: SortDir;
+}
 
 @InputType({ description: 'Without a sort, spans come newest row first, as REST lists them.' })
 export class SpanSort {

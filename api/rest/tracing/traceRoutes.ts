@@ -19,7 +19,8 @@ import { byRowid, cursorOf, page } from '../../http/page.ts';
 const listQuery = z.object({
   start_time: isoTimeParam,
   end_time: isoTimeParam,
-  sort: enumParam(['start_time', 'latency_ms'], 'start_time'),
+  // cost_total (Loupe): traces without a cost come last, either way
+  sort: enumParam(['start_time', 'latency_ms', 'cost_total'], 'start_time'),
   order: enumParam(['asc', 'desc'], 'desc'),
   limit: limitParam(100, 1000),
   cursor: single,

@@ -16,7 +16,8 @@ export type SpanFilterState = {
   readonly search: string;
 };
 
-export type TraceSortState = { readonly col: 'startTime' | 'latencyMs'; readonly dir: 'asc' | 'desc' };
+/** costTotal: rows without a cost come last in either direction (the server's rule). */
+export type TraceSortState = { readonly col: 'startTime' | 'latencyMs' | 'costTotal'; readonly dir: 'asc' | 'desc' };
 
 export const NO_FILTER: SpanFilterState = { statusCodes: [], spanKinds: [], names: [], attributes: [], condition: '', search: '' };
 export const DEFAULT_SORT: TraceSortState = { col: 'startTime', dir: 'desc' };
@@ -70,7 +71,7 @@ export const isFiltered = (filter: SpanFilterState): boolean =>
 export const sortFromSearch = (search: Search): TraceSortState => {
   const col = text(search, 'sort');
   const dir = text(search, 'dir');
-  return { col: col === 'latencyMs' ? 'latencyMs' : 'startTime', dir: dir === 'asc' ? 'asc' : 'desc' };
+  return { col: col === 'latencyMs' || col === 'costTotal' ? col : 'startTime', dir: dir === 'asc' ? 'asc' : 'desc' };
 };
 
 export const sortToSearch = (sort: TraceSortState): Record<string, string> =>

@@ -120,10 +120,10 @@ export const fetchSpans = (
   );
 
 const SESSIONS = `
-  query ProjectSessions($id: ID!, $first: Int!, $after: String, $dir: SortDir, $timeRange: TimeRange, $filterCondition: String, $search: String) {
+  query ProjectSessions($id: ID!, $first: Int!, $after: String, $dir: SortDir, $sort: ProjectSessionSort, $timeRange: TimeRange, $filterCondition: String, $search: String) {
     node(id: $id) {
       ... on Project {
-        sessions(first: $first, after: $after, dir: $dir, timeRange: $timeRange, filterCondition: $filterCondition, search: $search) {
+        sessions(first: $first, after: $after, dir: $dir, sort: $sort, timeRange: $timeRange, filterCondition: $filterCondition, search: $search) {
           edges { node {
             id sessionId startTime endTime durationMs numTraces numTracesWithError
             firstInput ${IO_PREVIEW} lastOutput ${IO_PREVIEW} tokenUsage { total } cost { total }
@@ -140,6 +140,8 @@ export const fetchSessions = async (
     first: number;
     after: string | null;
     dir: 'asc' | 'desc';
+    /** By cost instead of by row id (sessions without a cost last either way). */
+    sort?: { col: 'costTotal' | 'startTime'; dir: 'asc' | 'desc' } | null;
     timeRange?: TimeRange;
     condition?: string;
     search?: string;
@@ -153,6 +155,7 @@ export const fetchSessions = async (
       first: args.first,
       after: args.after,
       dir: args.dir,
+      sort: args.sort ?? null,
       timeRange: args.timeRange ? range(args.timeRange) : null,
       filterCondition: args.condition || null,
       search: args.search || null,
