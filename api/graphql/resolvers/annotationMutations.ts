@@ -17,7 +17,7 @@ import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
 import { Annotation, AnnotationInput, AnnotationPatch, AnnotationTarget } from '../types/annotationTypes.ts';
-import { DeletionPayload } from '../types/mutationTypes.ts';
+import { DeletionPayload } from '../deletionPayload.ts';
 
 const MAX = 1000;
 

@@ -13,12 +13,8 @@ import { apiKeyOf } from '../identityMappers.ts';
 import { Requires } from '../requires.ts';
 import { checkArg } from './inputText.ts';
 import type { SystemApiKey, UserApiKey } from '../types/identityTypes.ts';
-import {
-  CreateApiKeyInput,
-  CreateSystemApiKeyMutationPayload,
-  CreateUserApiKeyMutationPayload,
-  DeletionPayload,
-} from '../types/mutationTypes.ts';
+import { CreateApiKeyInput, CreateSystemApiKeyMutationPayload, CreateUserApiKeyMutationPayload } from '../types/mutationTypes.ts';
+import { DeletionPayload } from '../deletionPayload.ts';
 
 const TYPE: Record<ApiKeyKind, string> = { user: 'UserApiKey', system: 'SystemApiKey' };
 

@@ -8,7 +8,8 @@ import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
 import { projectOf } from '../tracingMappers.ts';
-import { CreateProjectInput, DeletionPayload, PatchProjectInput, ProjectMutationPayload } from '../types/mutationTypes.ts';
+import { DeletionPayload } from '../deletionPayload.ts';
+import { CreateProjectInput, PatchProjectInput, ProjectMutationPayload } from '../types/projectTypes.ts';
 import { noNul } from './inputText.ts';
 
 const projectById = async (ctx: GraphqlContext, id: string, argument: string): Promise<ProjectRow> => {

@@ -8,7 +8,7 @@ import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
-import { DeletionPayload } from '../types/mutationTypes.ts';
+import { DeletionPayload } from '../deletionPayload.ts';
 import { FilterSubjectKind, SavedFilter, SaveFilterInput } from '../types/filterTypes.ts';
 import { Project } from '../types/tracingTypes.ts';
 

@@ -8,7 +8,7 @@ import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
-import { DeletionPayload } from '../types/mutationTypes.ts';
+import { DeletionPayload } from '../deletionPayload.ts';
 import { noNul } from './inputText.ts';
 
 type Owned = { readonly id: number; readonly key: string; readonly projectId: string; readonly projectName: string };

@@ -21,7 +21,8 @@ import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { userOf } from '../identityMappers.ts';
 import { Requires } from '../requires.ts';
-import { CreateUserInput, DeletionPayload, PatchUserInput, PatchViewerInput, UserMutationPayload } from '../types/mutationTypes.ts';
+import { DeletionPayload } from '../deletionPayload.ts';
+import { CreateUserInput, PatchUserInput, PatchViewerInput, UserMutationPayload } from '../types/identityTypes.ts';
 
 const latest = (positions: readonly (Position | null)[]): Position | null => positions.filter((p) => p !== null).at(-1) ?? null;
 

@@ -1,4 +1,4 @@
-import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
 import { connectionType } from '../connectionType.ts';
 import { DateTimeScalar } from '../dateTimeScalar.ts';
 import { Node } from '../relay.ts';
@@ -88,3 +88,57 @@ export class Secret extends Node {
 
 export const UserConnection = connectionType('User', () => User);
 export const SecretConnection = connectionType('Secret', () => Secret);
+
+@InputType()
+export class CreateUserInput {
+  @Field(() => String)
+  email!: string;
+
+  @Field(() => String)
+  username!: string;
+
+  @Field(() => UserRole, { description: 'ADMIN, MEMBER or VIEWER (SYSTEM is refused)' })
+  role!: UserRole;
+
+  @Field(() => AuthMethod, { defaultValue: 'LOCAL' })
+  authMethod!: AuthMethod;
+
+  @Field(() => String, { nullable: true, description: 'LOCAL users only; they must change it at first login' })
+  password?: string | null;
+
+  @Field(() => Boolean, { defaultValue: false })
+  sendWelcomeEmail!: boolean;
+}
+
+@InputType({ description: "An admin changes another user's role, username or password (fields left out stay)." })
+export class PatchUserInput {
+  @Field(() => ID)
+  userId!: string;
+
+  @Field(() => String, { nullable: true })
+  username?: string | null;
+
+  @Field(() => UserRole, { nullable: true })
+  role?: UserRole | null;
+
+  @Field(() => String, { nullable: true })
+  newPassword?: string | null;
+}
+
+@InputType({ description: 'One’s own username and/or password; a new password needs the current one and ends every session.' })
+export class PatchViewerInput {
+  @Field(() => String, { nullable: true })
+  username?: string | null;
+
+  @Field(() => String, { nullable: true })
+  currentPassword?: string | null;
+
+  @Field(() => String, { nullable: true })
+  newPassword?: string | null;
+}
+
+@ObjectType()
+export class UserMutationPayload {
+  @Field(() => User)
+  user!: User;
+}
