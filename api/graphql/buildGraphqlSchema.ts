@@ -13,6 +13,7 @@ import {
   TraceAnnotationResolver,
 } from './resolvers/annotationResolvers.ts';
 import { ApiKeyMutations } from './resolvers/apiKeyMutations.ts';
+import { ApiKeyQueryResolver, UserApiKeyResolver } from './resolvers/apiKeyResolvers.ts';
 import {
   DatasetExampleFieldResolver,
   DatasetFieldResolver,
@@ -21,20 +22,23 @@ import {
 } from './resolvers/datasetResolvers.ts';
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
 import { ProjectSavedFilterResolver, SavedFilterMutations } from './resolvers/savedFilterResolver.ts';
-import { IdentityQueryResolver, SecretResolver, UserApiKeyResolver } from './resolvers/identityQueryResolver.ts';
+import { IdentityQueryResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
 import { ProjectMetricsResolver } from './resolvers/metricResolvers.ts';
 import { PriceResolver, ProjectPriceResolver, SessionPriceResolver, TracePriceResolver } from './resolvers/priceResolvers.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
 import { PromptFieldResolver, PromptLabelResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
 import { SecretMutations } from './resolvers/secretMutations.ts';
+import { SecretQueryResolver, SecretResolver } from './resolvers/secretResolvers.ts';
 import { SessionResolver, SessionTurnResolver } from './resolvers/sessionResolver.ts';
 import { SpanResolver } from './resolvers/spanResolver.ts';
 import { TelemetryMutations } from './resolvers/telemetryMutations.ts';
 import { TraceResolver } from './resolvers/traceResolver.ts';
 import { TracingQueryResolver } from './resolvers/tracingQueryResolver.ts';
 import { UserMutations } from './resolvers/userMutations.ts';
-import { Secret, SystemApiKey, User, UserApiKey } from './types/identityTypes.ts';
+import { SystemApiKey, UserApiKey } from './types/apiKeyTypes.ts';
+import { User } from './types/identityTypes.ts';
+import { Secret } from './types/secretTypes.ts';
 import { Project, ProjectSession, Span, Trace } from './types/tracingTypes.ts';
 
 /** Every resolver class; a feature adds its own here (one line). */
@@ -50,7 +54,9 @@ export const RESOLVERS = [
   SessionResolver,
   SessionTurnResolver,
   IdentityQueryResolver,
+  ApiKeyQueryResolver,
   UserApiKeyResolver,
+  SecretQueryResolver,
   SecretResolver,
   ProjectMutations,
   TelemetryMutations,

@@ -83,3 +83,30 @@ export const connectionOf = <R extends { readonly id: number }, T>(
     },
   };
 };
+
+/** The cursor of the last edge of the data. */
+export const END_CURSOR = toGlobalId(END, '0');
+
+/** A page whose rows are keyed by strings, cursors as in relay.ts: each edge's names the row after it. */
+export const stringConnection = <R, T>(
+  rows: readonly R[],
+  next: string | null,
+  type: string,
+  keyOf: (r: R) => string,
+  toNode: (r: R) => T,
+  hasPrevious: boolean,
+): Connection<T> => {
+  const edges = rows.map((r, i) => {
+    const following = i + 1 < rows.length ? keyOf(rows[i + 1]!) : next;
+    return { cursor: following === null ? END_CURSOR : toGlobalId(type, following), node: toNode(r) };
+  });
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: next !== null,
+      hasPreviousPage: hasPrevious,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+};

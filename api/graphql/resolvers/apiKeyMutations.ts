@@ -9,11 +9,11 @@ import { settle } from '../../http/settle.ts';
 import { settleAuthChange } from '../../http/settleAuthChange.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
-import { apiKeyOf } from '../identityMappers.ts';
+import { apiKeyOf } from '../apiKeyMappers.ts';
 import { Requires } from '../requires.ts';
 import { checkArg } from './inputText.ts';
-import type { SystemApiKey, UserApiKey } from '../types/identityTypes.ts';
-import { CreateApiKeyInput, CreateSystemApiKeyMutationPayload, CreateUserApiKeyMutationPayload } from '../types/mutationTypes.ts';
+import type { SystemApiKey, UserApiKey } from '../types/apiKeyTypes.ts';
+import { CreateApiKeyInput, CreateSystemApiKeyMutationPayload, CreateUserApiKeyMutationPayload } from '../types/apiKeyTypes.ts';
 import { DeletionPayload } from '../deletionPayload.ts';
 
 const TYPE: Record<ApiKeyKind, string> = { user: 'UserApiKey', system: 'SystemApiKey' };

@@ -7,7 +7,7 @@ import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
-import { SecretEntryInput, UpsertOrDeleteSecretsMutationPayload } from '../types/mutationTypes.ts';
+import { SecretEntryInput, UpsertOrDeleteSecretsMutationPayload } from '../types/secretTypes.ts';
 
 @Resolver()
 export class SecretMutations {

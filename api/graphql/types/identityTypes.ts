@@ -40,54 +40,7 @@ export class User extends Node {
   updatedAt!: string;
 }
 
-@ObjectType({ implements: Node })
-export class UserApiKey extends Node {
-  ownerUserId!: string;
-
-  @Field(() => String)
-  name!: string;
-
-  @Field(() => String, { nullable: true })
-  description!: string | null;
-
-  @Field(() => DateTimeScalar)
-  createdAt!: string;
-
-  @Field(() => DateTimeScalar, { nullable: true })
-  expiresAt!: string | null;
-}
-
-@ObjectType({ implements: Node })
-export class SystemApiKey extends Node {
-  @Field(() => String)
-  name!: string;
-
-  @Field(() => String, { nullable: true })
-  description!: string | null;
-
-  @Field(() => DateTimeScalar)
-  createdAt!: string;
-
-  @Field(() => DateTimeScalar, { nullable: true })
-  expiresAt!: string | null;
-}
-
-@ObjectType({ implements: Node, description: 'A secret; its value is decrypted only when asked for, and only admins can ask.' })
-export class Secret extends Node {
-  ownerUserId!: string | null;
-
-  @Field(() => String)
-  key!: string;
-
-  @Field(() => DateTimeScalar)
-  createdAt!: string;
-
-  @Field(() => DateTimeScalar)
-  updatedAt!: string;
-}
-
 export const UserConnection = connectionType('User', () => User);
-export const SecretConnection = connectionType('Secret', () => Secret);
 
 @InputType()
 export class CreateUserInput {

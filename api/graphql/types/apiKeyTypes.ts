@@ -1,6 +1,38 @@
 import { Field, InputType, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from '../dateTimeScalar.ts';
-import { SystemApiKey, UserApiKey } from './identityTypes.ts';
+import { Node } from '../relay.ts';
+
+@ObjectType({ implements: Node })
+export class UserApiKey extends Node {
+  ownerUserId!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: string;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  expiresAt!: string | null;
+}
+
+@ObjectType({ implements: Node })
+export class SystemApiKey extends Node {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => DateTimeScalar)
+  createdAt!: string;
+
+  @Field(() => DateTimeScalar, { nullable: true })
+  expiresAt!: string | null;
+}
 
 @InputType()
 export class CreateApiKeyInput {
@@ -30,22 +62,4 @@ export class CreateSystemApiKeyMutationPayload {
 
   @Field(() => SystemApiKey)
   apiKey!: SystemApiKey;
-}
-
-@InputType()
-export class SecretEntryInput {
-  @Field(() => String)
-  key!: string;
-
-  @Field(() => String, { nullable: true, description: 'null deletes the key' })
-  value?: string | null;
-}
-
-@ObjectType()
-export class UpsertOrDeleteSecretsMutationPayload {
-  @Field(() => [String])
-  upsertedKeys!: string[];
-
-  @Field(() => [String])
-  deletedKeys!: string[];
 }
