@@ -14,12 +14,8 @@ import {
 } from './resolvers/annotationResolvers.ts';
 import { ApiKeyMutations } from './resolvers/apiKeyMutations.ts';
 import { ApiKeyQueryResolver, UserApiKeyResolver } from './resolvers/apiKeyResolvers.ts';
-import {
-  DatasetExampleFieldResolver,
-  DatasetFieldResolver,
-  DatasetQueryResolver,
-  ExperimentFieldResolver,
-} from './resolvers/datasetResolvers.ts';
+import { DatasetExampleFieldResolver, DatasetFieldResolver, DatasetQueryResolver } from './resolvers/datasetResolvers.ts';
+import { DatasetExperimentsResolver, ExperimentFieldResolver } from './resolvers/experimentResolvers.ts';
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
 import { ProjectSavedFilterResolver, SavedFilterMutations } from './resolvers/savedFilterResolver.ts';
 import { IdentityQueryResolver } from './resolvers/identityQueryResolver.ts';
@@ -78,6 +74,7 @@ export const RESOLVERS = [
   DatasetQueryResolver,
   DatasetFieldResolver,
   DatasetExampleFieldResolver,
+  DatasetExperimentsResolver,
   ExperimentFieldResolver,
   PriceResolver,
   ProjectPriceResolver,

@@ -10,14 +10,9 @@ import {
   listDatasets,
   listDatasetVersions,
   splitsOfExample,
-  type DatasetExampleRow,
-  type DatasetLabelRow,
-  type DatasetRow,
-  type DatasetSplitRow,
-  type DatasetVersionRow,
 } from '../../../projections/datasets/datasetQueries.ts';
-import { findExperiment, listExperiments, type ExperimentRow } from '../../../projections/experiments/experimentQueries.ts';
 import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
+import { datasetOf, exampleOf, labelOf, revisionOf, splitOf, versionOf } from '../datasetMappers.ts';
 import { isoMicros } from '../dateTimeScalar.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
@@ -31,93 +26,9 @@ import {
   DatasetExampleRevision,
   DatasetLabel,
   DatasetSplit,
-  DatasetVersion,
+  type DatasetVersion,
   DatasetVersionConnection,
-  Experiment,
-  ExperimentConnection,
-  type RevisionKind,
 } from '../types/datasetTypes.ts';
-
-/** The same GlobalIDs REST answers with. */
-const datasetOf = (row: DatasetRow): Dataset =>
-  Object.assign(new Dataset(), {
-    id: toGlobalId('Dataset', String(row.id)),
-    rowid: row.id,
-    datasetUuid: row.dataset_id,
-    name: row.name,
-    description: row.description,
-    metadata: row.metadata ?? {},
-    createdAt: isoMicros(row.created_us),
-    updatedAt: isoMicros(row.updated_us),
-    latestExampleCount: row.example_count,
-  });
-
-const versionOf = (row: DatasetVersionRow): DatasetVersion =>
-  Object.assign(new DatasetVersion(), {
-    id: toGlobalId('DatasetVersion', String(row.id)),
-    rowid: row.id,
-    datasetUuid: row.dataset_id,
-    description: row.description,
-    metadata: row.metadata ?? {},
-    createdAt: isoMicros(row.created_us),
-  });
-
-const revisionOf = (row: { kind: RevisionKind; input: unknown; output: unknown; metadata: unknown; created_us: bigint }) =>
-  Object.assign(new DatasetExampleRevision(), {
-    input: row.input ?? {},
-    output: row.output ?? {},
-    metadata: row.metadata ?? {},
-    revisionKind: row.kind,
-    createdAt: isoMicros(row.created_us),
-  });
-
-const exampleOf = (row: DatasetExampleRow, datasetUuid: string): DatasetExample =>
-  Object.assign(new DatasetExample(), {
-    id: toGlobalId('DatasetExample', String(row.id)),
-    rowid: row.id,
-    exampleUuid: row.example_id,
-    datasetUuid,
-    externalId: row.external_id,
-    createdAt: isoMicros(row.created_us),
-    readAt: revisionOf({ ...row, created_us: row.updated_us }),
-  });
-
-const experimentOf = (row: ExperimentRow): Experiment =>
-  Object.assign(new Experiment(), {
-    id: toGlobalId('Experiment', String(row.id)),
-    experimentUuid: row.experiment_id,
-    datasetRowid: row.dataset_rowid,
-    versionRowid: row.version_rowid,
-    name: row.name,
-    description: row.description,
-    projectName: row.project_name,
-    repetitions: row.repetitions,
-    metadata: row.metadata ?? {},
-    createdAt: isoMicros(row.created_us),
-    updatedAt: isoMicros(row.updated_us),
-    runCount: row.successful_run_count + row.failed_run_count,
-    errorRunCount: row.failed_run_count,
-    expectedRunCount: row.example_count * row.repetitions,
-  });
-
-const splitOf = (row: DatasetSplitRow): DatasetSplit =>
-  Object.assign(new DatasetSplit(), {
-    id: toGlobalId('DatasetSplit', String(row.id)),
-    name: row.name,
-    description: row.description,
-    metadata: row.metadata ?? {},
-    color: row.color,
-    createdAt: isoMicros(row.created_us),
-    updatedAt: isoMicros(row.updated_us),
-  });
-
-const labelOf = (row: DatasetLabelRow): DatasetLabel =>
-  Object.assign(new DatasetLabel(), {
-    id: toGlobalId('DatasetLabel', String(row.id)),
-    name: row.name,
-    description: row.description,
-    color: row.color,
-  });
 
 const rowidOf = (type: string, raw: string, argument: string): number => {
   const id = fromGlobalId(type, raw);
@@ -160,10 +71,6 @@ export const datasetNodeById = async (ctx: GraphqlContext, type: string, rowid: 
         createdAt: isoMicros(row.created_us),
         readAt: null,
       });
-    }
-    case 'Experiment': {
-      const row = await findExperiment(pool, { id: rowid });
-      return row && experimentOf(row);
     }
     default:
       return null;
@@ -242,24 +149,6 @@ export class DatasetFieldResolver {
     return connectionOf(rows, limit, 'DatasetExample', (row) => exampleOf(row, dataset.datasetUuid), from.kind === 'from');
   }
 
-  @FieldResolver(() => ExperimentConnection, { description: 'Experiments on any version of the dataset, newest first' })
-  async experiments(
-    @Root() dataset: Dataset,
-    @Ctx() ctx: GraphqlContext,
-    @Arg('first', () => Int, { defaultValue: 50 }) first: number,
-    @Arg('after', () => String, { nullable: true }) after?: string | null,
-  ): Promise<Connection<Experiment>> {
-    const limit = checkFirst(first);
-    const from = parseAfter(after, 'Experiment');
-    if (from.kind === 'end') return emptyConnection();
-    const rows = await listExperiments(ctx.deps.pool, {
-      datasetId: dataset.datasetUuid,
-      cursor: from.kind === 'from' ? from.rowid : null,
-      limit,
-    });
-    return connectionOf(rows, limit, 'Experiment', experimentOf, from.kind === 'from');
-  }
-
   @FieldResolver(() => [DatasetSplit], { description: 'The splits this dataset’s examples are in, by name' })
   async splits(@Root() dataset: Dataset, @Ctx() ctx: GraphqlContext): Promise<DatasetSplit[]> {
     return (await listDatasetSplits(ctx.deps.pool, dataset.datasetUuid)).filter((s) => s.example_count > 0).map(splitOf);
@@ -294,20 +183,5 @@ export class DatasetExampleFieldResolver {
   async datasetSplits(@Root() example: DatasetExample, @Ctx() ctx: GraphqlContext): Promise<DatasetSplit[]> {
     const rows = await splitsOfExample(ctx.deps.pool, example.datasetUuid, example.exampleUuid);
     return rows.map(splitOf);
-  }
-}
-
-@Resolver(() => Experiment)
-export class ExperimentFieldResolver {
-  @FieldResolver(() => Dataset, { nullable: true, description: 'Null only while the dataset is being deleted' })
-  async dataset(@Root() experiment: Experiment, @Ctx() ctx: GraphqlContext): Promise<Dataset | null> {
-    const row = await findDataset(ctx.deps.pool, { id: experiment.datasetRowid });
-    return row && datasetOf(row);
-  }
-
-  @FieldResolver(() => DatasetVersion, { nullable: true, description: 'The version the experiment ran on' })
-  async datasetVersion(@Root() experiment: Experiment, @Ctx() ctx: GraphqlContext): Promise<DatasetVersion | null> {
-    const row = await findDatasetVersion(ctx.deps.pool, { id: experiment.versionRowid });
-    return row && versionOf(row);
   }
 }

@@ -1,8 +1,10 @@
 import { authorize } from '../../../domain/access/authorize.ts';
 import type { Permission } from '../../../domain/access/permissions.ts';
 import { findApiKey } from '../../../projections/apiKeys/apiKeyQueries.ts';
+import { findExperiment } from '../../../projections/experiments/experimentQueries.ts';
 import { findPrompt, findPromptTag, findPromptVersion, listPromptLabels } from '../../../projections/prompts/promptQueries.ts';
 import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
+import { experimentOf } from '../experimentMappers.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { datasetNodeById } from './datasetResolvers.ts';
 import { gqlError } from '../graphqlError.ts';
@@ -77,9 +79,13 @@ export const nodeById = async (ctx: GraphqlContext, id: string): Promise<Node> =
     case 'Dataset':
     case 'DatasetVersion':
     case 'DatasetExample':
-    case 'Experiment':
       found = await datasetNodeById(ctx, type, n);
       break;
+    case 'Experiment': {
+      const row = n === null ? null : await findExperiment(ctx.deps.pool, { id: n });
+      found = row && experimentOf(row);
+      break;
+    }
     case 'Secret': {
       demand(ctx, 'secrets.manage');
       const page = await listSecrets(ctx.deps.pool, { search: key, afterKey: null, limit: 1000 });
