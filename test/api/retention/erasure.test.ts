@@ -54,7 +54,7 @@ const exported = async (server: TestServer) => (await everything(server)).map(ex
 const inEventsTable = async (server: TestServer, text: string): Promise<number> =>
   server.config.database.eventStoreUrl
     ? (await everything(server)).filter((e) => exportLine(e).includes(text)).length
-    : server.pool.oneFirst(sql.unsafe`SELECT count(*)::int FROM events WHERE data::text LIKE ${`%${text}%`}`);
+    : Number(await server.pool.oneFirst(sql.unsafe`SELECT count(*)::int FROM events WHERE data::text LIKE ${`%${text}%`}`));
 
 /**
  * What a dump holds: pg_dump on PostgreSQL; on PGlite the data directory's table files themselves
