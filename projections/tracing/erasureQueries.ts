@@ -40,11 +40,29 @@ export const tracesStillThere = async (db: CommonQueryMethods, traceIds: readonl
           SELECT trace_id FROM traces WHERE trace_id = ANY(${sql.array([...traceIds], 'text')})`),
   );
 
-const expiredRow = z.object({ project_id: z.string(), name: z.string(), trace_id: z.string() });
+const traceIdRow = z.object({ trace_id: z.string() });
 
-/** Traces that started before `cutoff`, oldest first, with their project (retention). */
-export const tracesStartedBefore = async (db: CommonQueryMethods, cutoff: Date, limit: number) =>
-  db.any(sql.type(expiredRow)`
-    SELECT p.project_id::text, p.name, t.trace_id FROM traces t JOIN projects p ON p.id = t.project_id
-    WHERE t.start_time < ${cutoff.toISOString()}::timestamptz
-    ORDER BY t.start_time, t.id LIMIT ${limit}`);
+/**
+ * A project's traces that a retention rule expires, oldest first: started before `startedBefore`,
+ * or older than its newest `keep` traces (by start time, then row id). Null rules expire nothing.
+ */
+export const expiredTraces = async (
+  db: CommonQueryMethods,
+  projectRowId: number,
+  rule: { readonly startedBefore: Date | null; readonly keep: number | null },
+  limit: number,
+): Promise<string[]> => {
+  const byAge =
+    rule.startedBefore === null ? sql.fragment`false` : sql.fragment`t.start_time < ${rule.startedBefore.toISOString()}::timestamptz`;
+  // The keep-th newest trace; everything before it expires. No such trace (fewer than keep): NULL, nothing expires.
+  const byCount =
+    rule.keep === null
+      ? sql.fragment`false`
+      : sql.fragment`(t.start_time, t.id) < (SELECT n.start_time, n.id FROM traces n WHERE n.project_id = ${projectRowId}
+          ORDER BY n.start_time DESC, n.id DESC OFFSET ${rule.keep - 1} LIMIT 1)`;
+  return [
+    ...(await db.anyFirst(sql.type(traceIdRow)`
+      SELECT t.trace_id FROM traces t WHERE t.project_id = ${projectRowId} AND (${byAge} OR ${byCount})
+      ORDER BY t.start_time, t.id LIMIT ${limit}`)),
+  ];
+};
