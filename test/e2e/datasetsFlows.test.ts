@@ -243,7 +243,12 @@ test('a person compares two experiments on the same examples, with score deltas 
   // The Experiments tab shows each one's runs, errors, latency and a column per evaluator
   const row = (name: string) => page.locator(`[data-testid=experiment-row][data-name=${name}]`);
   const cell = (name: string, testId: string) => row(name).getByTestId(testId);
-  await cell('candidate', 'evaluator').filter({ hasText: '0.67' }).waitFor();
+  // Each row's summary loads on its own; '…' marks one still loading.
+  await page.waitForFunction(() => {
+    const cells = [...document.querySelectorAll('[data-testid=experiment-row] td')];
+    return cells.length > 0 && !cells.some((td) => td.textContent?.trim() === '…');
+  });
+  assert.is((await cell('candidate', 'evaluator').textContent())?.trim(), '0.67');
   assert.is((await cell('baseline', 'evaluator').textContent())?.trim(), '0.33');
   assert.is((await cell('candidate', 'run-count').textContent())?.trim(), '3');
   assert.is((await cell('candidate', 'error-count').textContent())?.trim(), '1');
