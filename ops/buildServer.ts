@@ -41,7 +41,6 @@ import { openConfiguredDatabase } from './database/openConfiguredDatabase.ts';
 import type { Database } from './database/openDatabase.ts';
 import { createLogger } from './logger.ts';
 import { closeServer, listen } from './http/listen.ts';
-import { startCostReactor } from '../projections/tracing/costReactor.ts';
 import { PHOENIX_API_LEVEL } from './serverVersion.ts';
 import { createSpanSink } from './createSpanSink.ts';
 
@@ -150,9 +149,6 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
 
     const stopAnalyze = startAnalyzeLoop(database.pool, logger);
     closers.unshift(async () => stopAnalyze());
-    // Prices changed after the spans they price were stored: repriced in the background.
-    const costReactor = startCostReactor({ pool: database.pool, logger });
-    closers.unshift(() => costReactor.stop());
 
     const inFlight = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: config.http.otlpMaxInFlightBytes });
     const budget = gateBudgetOnLag(

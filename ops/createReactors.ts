@@ -8,6 +8,7 @@ import type { EventStore } from '../domain/eventstore/types.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
+import { costReactor } from '../projections/tracing/costReactor.ts';
 import type { Config } from './config.ts';
 
 export type ReactorDeps = {
@@ -39,6 +40,8 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
   }),
   // Deletions reach the log; on PGlite an erasure also rewrites the read models' files (vacuumAfterErasure.ts).
   erasureReactor({ store: deps.store, pool: deps.pool, fullVacuum: deps.embedded }),
+  // Prices changed after the spans they price were stored: repriced in the background.
+  costReactor({ pool: deps.pool }),
   retentionReactor({
     store: deps.store,
     days: deps.config.retention.defaultDays,

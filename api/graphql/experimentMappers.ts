@@ -1,6 +1,7 @@
 import type { ExperimentRow } from '../../projections/experiments/experimentQueries.ts';
 import { toGlobalId } from '../http/globalId.ts';
 import { isoMicros } from './dateTimeScalar.ts';
+import { costOf } from './tracingMappers.ts';
 import { Experiment } from './types/experimentTypes.ts';
 
 /** The same GlobalID REST answers with. */
@@ -20,4 +21,5 @@ export const experimentOf = (row: ExperimentRow): Experiment =>
     runCount: row.successful_run_count + row.failed_run_count,
     errorRunCount: row.failed_run_count,
     expectedRunCount: row.example_count * row.repetitions,
+    cost: costOf(row),
   });

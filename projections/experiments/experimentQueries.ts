@@ -21,6 +21,9 @@ const experimentRow = z.object({
   failed_run_count: z.number(),
   created_us: z.bigint(),
   updated_us: z.bigint(),
+  cost_prompt: z.number().nullable(),
+  cost_completion: z.number().nullable(),
+  cost_total: z.number().nullable(),
 });
 export type ExperimentRow = z.infer<typeof experimentRow>;
 
@@ -75,13 +78,23 @@ const revisionAt = (exampleIdColumn: ReturnType<typeof sql.fragment>) => sql.fra
     ORDER BY dr.version_row DESC LIMIT 1
   ) rv ON true`;
 
+/**
+ * The experiment's cost: the sum over its runs' traces (each its LLM spans' cost, tracing's
+ * aggregate), as the run rows show it; null while none of them is priced. Evaluators' traces are
+ * not in it, as in Phoenix's experiment cost summary.
+ */
+const runCost = (column: 'cost_prompt' | 'cost_completion' | 'cost_total') => sql.fragment`
+  (SELECT sum(${sql.identifier(['t', column])}) FROM experiment_runs r JOIN traces t ON t.trace_id = r.trace_id
+   WHERE r.experiment_id = x.experiment_id)`;
+
 const experimentColumns = sql.fragment`x.id, x.experiment_id::text AS experiment_id, x.dataset_id::text AS dataset_id,
   (SELECT d.id FROM datasets d WHERE d.dataset_id = x.dataset_id) AS dataset_rowid,
   (SELECT v.id FROM dataset_versions v WHERE v.version_id = x.version_id) AS version_rowid,
   x.name, x.description, x.metadata, x.repetitions, x.project_name, x.example_count,
   (SELECT count(*)::int FROM experiment_runs r WHERE r.experiment_id = x.experiment_id AND r.error IS NULL) AS successful_run_count,
   (SELECT count(*)::int FROM experiment_runs r WHERE r.experiment_id = x.experiment_id AND r.error IS NOT NULL) AS failed_run_count,
-  ${micros('x.created_at')} AS created_us, ${micros('x.updated_at')} AS updated_us`;
+  ${micros('x.created_at')} AS created_us, ${micros('x.updated_at')} AS updated_us,
+  ${runCost('cost_prompt')} AS cost_prompt, ${runCost('cost_completion')} AS cost_completion, ${runCost('cost_total')} AS cost_total`;
 
 export const findExperiment = (
   db: CommonQueryMethods,

@@ -1,8 +1,10 @@
-import { sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
+import { sql, type CommonQueryMethods, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { builtInPrices } from '../../domain/prices/builtInPrices.ts';
+import type { PriceEvent } from '../../domain/prices/events.ts';
 import { compileNamePattern, matchSpecificity } from '../../domain/prices/namePattern.ts';
 import type { Attributes, AttributeValue } from '../../domain/tracing/attributes.ts';
+import type { Reactor } from '../reactors/reactor.ts';
 import { llmSpanCost } from './llmSpanCost.ts';
 import { loadPriceBook } from './loadPriceBook.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
@@ -105,49 +107,48 @@ export const workOffCostJob = async (pool: DatabasePool, chunkSize = 1000): Prom
     return true;
   });
 
-export type CostReactor = {
-  /** Works off every queued job (tests, the CLI). */
-  drain(): Promise<void>;
-  stop(): Promise<void>;
+/** Reprice the spans the queued cost jobs reach (applyPriceEvent.ts queues one per price change). */
+export type RepriceSpans = {
+  readonly type: 'RepriceSpans';
+  /** The queued jobs, oldest first: LLM spans from `from` on whose model one of `patterns` matches. */
+  readonly jobs: readonly { readonly from: string; readonly patterns: readonly string[] }[];
+};
+
+const PRICE_EVENTS: readonly PriceEvent['type'][] = ['ModelPriceSet', 'ModelPriceDeleted'];
+
+/** The cost jobs the read model holds: one command for all of them, or none. */
+const queuedJobs = async (db: CommonQueryMethods): Promise<RepriceSpans[]> => {
+  const jobs = await db.any(sql.type(z.object({ from: z.string(), patterns: z.array(z.string()) }))`
+    SELECT to_json(from_time)#>>'{}' AS from, patterns FROM cost_jobs ORDER BY id`);
+  return jobs.length === 0 ? [] : [{ type: 'RepriceSpans', jobs: jobs.map((j) => ({ from: j.from, patterns: j.patterns })) }];
 };
 
 /**
- * Works off cost jobs in the background: chunk after chunk while there are any, then a look every
- * `idleMs`. Several processes may run it at once: chunks serialise on the checkpoint row and a
- * repeated chunk changes nothing.
+ * Reprices stored spans after a price change, in the background: the tracing projector queues a
+ * cost job with the price event (so ingest never waits for a repricing), this reactor reacts to
+ * the price events once the read models have applied them, and works the jobs off chunk by chunk
+ * (`workOffCostJob`). Its schedule picks up jobs left by a crash, by a budget running out or by
+ * a rebuild of the tracing read model (which queues the jobs of the price events it replays).
+ *
+ * `issue` works for at most `budgetMs`, so the other reactors and a shutdown wait at most that
+ * long; what is left waits for the next schedule. Issuing again reprices what remains, and a
+ * repeated chunk prices the same spans the same way: idempotent, as the runner needs.
  */
-export const startCostReactor = (options: {
+export const costReactor = (deps: {
   readonly pool: DatabasePool;
-  readonly idleMs?: number;
-  readonly logger?: { error: (obj: object, msg: string) => void };
-}): CostReactor => {
-  const idleMs = options.idleMs ?? 1000;
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<void> = Promise.resolve();
-  const drain = async () => {
-    while (!stopped && (await workOffCostJob(options.pool))) {
-      // one chunk after another; the event loop runs between them
+  readonly everyMs?: number;
+  readonly budgetMs?: number;
+  readonly chunkSize?: number;
+}): Reactor<RepriceSpans> => ({
+  name: 'costs',
+  eventTypes: PRICE_EVENTS,
+  afterReadModels: true,
+  react: async (_events, { db }) => queuedJobs(db),
+  schedule: { everyMs: deps.everyMs ?? 1000, react: async ({ db }) => queuedJobs(db) },
+  async issue() {
+    const until = performance.now() + (deps.budgetMs ?? 5000);
+    while (performance.now() < until && (await workOffCostJob(deps.pool, deps.chunkSize))) {
+      // one chunk after another, each its own transaction
     }
-  };
-  const tick = () => {
-    timer = null;
-    current = drain()
-      .catch((error: unknown) => options.logger?.error({ err: error }, 'cost reactor failed; tried again shortly'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, idleMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return {
-    drain: async () => {
-      await current;
-      await drain();
-    },
-    stop: async () => {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-      await current;
-    },
-  };
-};
+  },
+});

@@ -3,6 +3,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { connectionType } from '../connectionType.ts';
 import { DateTimeScalar } from '../dateTimeScalar.ts';
 import { Node } from '../relay.ts';
+import { Cost } from './tracingTypes.ts';
 
 /** The read side of experiments, with the reference's field names (a subset). */
 
@@ -41,6 +42,9 @@ export class Experiment extends Node {
 
   @Field(() => Int, { description: 'Examples in scope times repetitions' })
   expectedRunCount!: number;
+
+  @Field(() => Cost, { nullable: true, description: 'The sum of its runs’ trace costs; null while none of them is priced' })
+  cost!: Cost | null;
 }
 
 export const ExperimentConnection = connectionType('Experiment', () => Experiment);

@@ -6,6 +6,7 @@ import type {
   ExperimentRunRow,
   IncompleteRunRow,
 } from '../../../projections/experiments/experimentQueries.ts';
+import { costJson } from '../../http/costJson.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 
@@ -29,6 +30,8 @@ export const experimentJson = (row: ExperimentRow) => {
     successful_run_count: row.successful_run_count,
     failed_run_count: row.failed_run_count,
     missing_run_count: Math.max(0, expected - row.successful_run_count - row.failed_run_count),
+    // Loupe (the reference has none): the sum of its runs' trace costs, null while none is priced.
+    cost: costJson(row),
   };
 };
 

@@ -163,14 +163,18 @@ test('an admin price takes effect from its date (earlier spans keep their cost),
   assert.is(gqlRefused.body.errors[0].extensions.status, 403, 'GraphQL: members may not set prices');
 });
 
-test('an experiment run shows the cost of its trace', async ({ server, admin }) => {
+test('an experiment run shows the cost of its trace; the experiment the sum of its runs’ (REST and GraphQL), null while none is priced', async ({
+  server,
+  admin,
+}) => {
   const up = (await callAs(server, 'POST', '/v1/datasets/upload?sync=true', { as: admin, json: { name: 'cost-ds', inputs: [{ q: 1 }] } }))
     .body.data;
   const examples = (await callAs(server, 'GET', `/v1/datasets/${up.dataset_id}/examples`, { as: admin })).body.data.examples as {
     node_id: string;
   }[];
-  const experiment = (await callAs(server, 'POST', `/v1/datasets/${up.dataset_id}/experiments`, { as: admin, json: { name: 'cost-x' } }))
-    .body.data;
+  const experiment = (
+    await callAs(server, 'POST', `/v1/datasets/${up.dataset_id}/experiments`, { as: admin, json: { name: 'cost-x', repetitions: 3 } })
+  ).body.data;
   const t = newTraceId();
   await seed(server, experiment.project_name, [llm(t, 'gpt-4o-mini', '2026-10-20T10:00:00Z', 2000, 1000)]);
   const run = await callAs(server, 'POST', `/v1/experiments/${experiment.id}/runs`, {
@@ -187,6 +191,55 @@ test('an experiment run shows the cost of its trace', async ({ server, admin }) 
   assert.is(run.status, 200);
   const rows = (await callAs(server, 'GET', `/v1/experiments/${experiment.id}/json`, { as: admin })).body as { cost: { total: number } }[];
   near(rows[0]!.cost.total, 2000 * MINI.input + 1000 * MINI.output, 'run cost');
+
+  // A second repetition on a Sonnet trace, and a run whose trace has only an unpriced model.
+  const t2 = newTraceId();
+  const t3 = newTraceId();
+  await seed(server, experiment.project_name, [
+    llm(t2, 'claude-sonnet-4-5', '2026-10-20T10:00:00Z', 100, 10),
+    llm(t3, 'house-model-7b', '2026-10-20T10:00:00Z', 100, 10),
+  ]);
+  for (const [repetition, traceId] of [
+    [2, t2],
+    [3, t3],
+  ] as const) {
+    const more = await callAs(server, 'POST', `/v1/experiments/${experiment.id}/runs`, {
+      as: admin,
+      json: {
+        dataset_example_id: examples[0]!.node_id,
+        output: 'b',
+        repetition_number: repetition,
+        trace_id: traceId,
+        start_time: '2026-11-20T10:00:00Z',
+        end_time: '2026-11-20T10:00:01Z',
+      },
+    });
+    assert.is(more.status, 200, JSON.stringify(more.body));
+  }
+  const prompt = 2000 * MINI.input + 100 * SONNET.input;
+  const completion = 1000 * MINI.output + 10 * SONNET.output;
+  const one = (await callAs(server, 'GET', `/v1/experiments/${experiment.id}`, { as: admin })).body.data;
+  near(one.cost.prompt, prompt, 'experiment prompt');
+  near(one.cost.completion, completion, 'experiment completion');
+  near(one.cost.total, prompt + completion, 'experiment total');
+  const listed = (await callAs(server, 'GET', `/v1/datasets/${up.dataset_id}/experiments`, { as: admin })).body.data as {
+    id: string;
+    cost: { total: number } | null;
+  }[];
+  near(listed.find((x) => x.id === experiment.id)!.cost!.total, prompt + completion, 'experiment in the list');
+  const gql = await callAs(server, 'POST', '/graphql', {
+    as: admin,
+    json: {
+      query: `query ($id: ID!) { node(id: $id) { ... on Experiment { cost { prompt completion total } } } }`,
+      variables: { id: experiment.id },
+    },
+  });
+  assert.is(gql.body.errors, undefined, JSON.stringify(gql.body.errors));
+  near(gql.body.data.node.cost.total, prompt + completion, 'GraphQL experiment cost');
+
+  const bare = (await callAs(server, 'POST', `/v1/datasets/${up.dataset_id}/experiments`, { as: admin, json: { name: 'no-runs' } })).body
+    .data;
+  assert.is((await callAs(server, 'GET', `/v1/experiments/${bare.id}`, { as: admin })).body.data.cost, null, 'no runs: no cost');
 });
 
 test.run();

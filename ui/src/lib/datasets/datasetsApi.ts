@@ -50,6 +50,8 @@ export type Experiment = {
   readonly dataset_version_id: string;
   readonly project_name?: string | null;
   readonly metadata?: Record<string, unknown>;
+  /** USD, the sum of its runs' trace costs; null while none of them is priced. */
+  readonly cost?: { readonly prompt: number; readonly completion: number; readonly total: number } | null;
 };
 
 type Page<T> = { readonly data: T[]; readonly next_cursor: string | null };
