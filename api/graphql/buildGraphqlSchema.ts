@@ -24,6 +24,8 @@ import { ProjectMetricsResolver } from './resolvers/metricResolvers.ts';
 import { PriceResolver, ProjectPriceResolver, SessionPriceResolver, TracePriceResolver } from './resolvers/priceResolvers.ts';
 import { ProjectResolver } from './resolvers/projectResolver.ts';
 import { PromptFieldResolver, PromptLabelResolver, PromptQueryResolver, PromptVersionFieldResolver } from './resolvers/promptResolvers.ts';
+import { ProjectRetentionResolver, RetentionQueryResolver, TraceRetentionPolicyResolver } from './resolvers/retentionResolvers.ts';
+import { RetentionMutations } from './resolvers/retentionMutations.ts';
 import { SecretMutations } from './resolvers/secretMutations.ts';
 import { SecretQueryResolver, SecretResolver } from './resolvers/secretResolvers.ts';
 import { SessionResolver, SessionTurnResolver } from './resolvers/sessionResolver.ts';
@@ -59,6 +61,10 @@ export const RESOLVERS = [
   UserMutations,
   ApiKeyMutations,
   SecretMutations,
+  RetentionQueryResolver,
+  TraceRetentionPolicyResolver,
+  ProjectRetentionResolver,
+  RetentionMutations,
   SpanAnnotationResolver,
   TraceAnnotationResolver,
   SessionAnnotationResolver,

@@ -3,6 +3,7 @@ import type { Permission } from '../../../domain/access/permissions.ts';
 import { findApiKey } from '../../../projections/apiKeys/apiKeyQueries.ts';
 import { findExperiment } from '../../../projections/experiments/experimentQueries.ts';
 import { findPrompt, findPromptTag, findPromptVersion, listPromptLabels } from '../../../projections/prompts/promptQueries.ts';
+import { findTraceRetentionPolicy } from '../../../projections/retention/traceRetentionPolicyQueries.ts';
 import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
 import { experimentOf } from '../experimentMappers.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
@@ -11,6 +12,7 @@ import { gqlError } from '../graphqlError.ts';
 import { apiKeyOf } from '../apiKeyMappers.ts';
 import { userOf } from '../identityMappers.ts';
 import { secretOf } from '../secretMappers.ts';
+import { traceRetentionPolicyOf } from '../retentionMappers.ts';
 import { promptLabelOf, promptOf, promptTagOf, promptVersionOf } from '../promptMappers.ts';
 import type { Node } from '../relay.ts';
 import { projectOf, sessionOf, spanOf, traceOf } from '../tracingMappers.ts';
@@ -106,6 +108,11 @@ export const nodeById = async (ctx: GraphqlContext, id: string): Promise<Node> =
     case 'PromptVersionTag': {
       const row = n === null ? null : await findPromptTag(ctx.deps.pool, n);
       found = row && promptTagOf(row);
+      break;
+    }
+    case 'ProjectTraceRetentionPolicy': {
+      const row = n === null ? null : await findTraceRetentionPolicy(ctx.deps.pool, n);
+      found = row && traceRetentionPolicyOf(row);
       break;
     }
     case 'PromptLabel': {
