@@ -20,18 +20,21 @@ type Query<T> = (db: CommonQueryMethods) => Promise<T>;
  *   await projectionSpec(tracingProjection)
  *     .given(inStream(projectStream('shop'), created), inStream(projectStream('shop'), updated))
  *     .then((db) => findProjectByName(db, 'shop'), expectedRow);
+ *
+ * Read models whose queries join another's rows (experiments name their dataset's row ids) are
+ * specified with that one alongside: `projectionSpec(experimentsProjection, datasetsProjection)`.
  */
-export const projectionSpec = (projection: Projection) => ({
+export const projectionSpec = (projection: Projection, ...alongside: readonly Projection[]) => ({
   given: (...history: readonly GivenStream[]) => {
     const scenario = async <T>(query: Query<T>, check: (answer: T, round: string) => void): Promise<void> => {
       const db = await freshMigratedDatabase();
       try {
         const store = createPostgresEventStore(db.pool);
         await appendGiven(store, history);
-        await createProjectionRunner({ store, pool: db.pool, projections: [projection] }).catchUp();
+        await createProjectionRunner({ store, pool: db.pool, projections: [projection, ...alongside] }).catchUp();
         check(await query(db.pool), 'after the events');
         const all: StoredEvent[] = await store.readAll(START, 1_000_000);
-        await db.pool.transaction((tx) => projection.apply(tx, all));
+        for (const again of [projection, ...alongside]) await db.pool.transaction((tx) => again.apply(tx, all));
         check(await query(db.pool), 'after every event was applied again (a projection must be idempotent)');
       } finally {
         await db.close();
