@@ -8,6 +8,9 @@ import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
 
+/** The page's document, inside functions that run in the browser (the tests compile without the DOM library). */
+declare const document: { querySelectorAll(selector: string): Iterable<{ readonly textContent: string | null }> };
+
 /**
  * The dataset pages with authentication off: a person uploads a CSV through the column-mapping
  * step, reads its examples and versions, sees an experiment run on it, and sees the server's own
