@@ -6,6 +6,7 @@ import type { RouteDef } from './http/route.ts';
 import { annotationConfigRoutes } from './rest/annotations/annotationConfigRoutes.ts';
 import { annotationRoutes } from './rest/annotations/annotationRoutes.ts';
 import { apiKeyRoutes } from './rest/apiKeys/apiKeyRoutes.ts';
+import { auditRoutes } from './rest/audit/auditRoutes.ts';
 import { datasetChangeRoutes } from './rest/datasets/datasetChangeRoutes.ts';
 import { datasetExportRoutes } from './rest/datasets/datasetExportRoutes.ts';
 import { datasetLabelRoutes } from './rest/datasets/datasetLabelRoutes.ts';
@@ -44,5 +45,6 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...datasetLabelRoutes(deps),
   ...experimentRoutes(deps),
   ...playgroundRoutes(deps),
+  ...auditRoutes(deps),
   ...graphqlRoutes(deps),
 ];

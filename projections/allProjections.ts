@@ -1,5 +1,6 @@
 import { annotationsProjection } from './annotations/annotationsProjection.ts';
 import { apiKeysProjection } from './apiKeys/apiKeysProjection.ts';
+import { auditTrailProjection } from './audit/auditTrailProjection.ts';
 import { datasetsProjection } from './datasets/datasetsProjection.ts';
 import { experimentsProjection } from './experiments/experimentsProjection.ts';
 import { usersProjection } from './identity/usersProjection.ts';
@@ -22,4 +23,5 @@ export const allProjections = (): Projection[] => [
   experimentsProjection,
   savedFiltersProjection,
   traceRetentionPoliciesProjection,
+  auditTrailProjection,
 ];

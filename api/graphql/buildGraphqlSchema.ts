@@ -16,6 +16,7 @@ import { ApiKeyMutations } from './resolvers/apiKeyMutations.ts';
 import { ApiKeyQueryResolver, UserApiKeyResolver } from './resolvers/apiKeyResolvers.ts';
 import { DatasetExampleFieldResolver, DatasetFieldResolver, DatasetQueryResolver } from './resolvers/datasetResolvers.ts';
 import { DatasetExperimentsResolver, ExperimentFieldResolver } from './resolvers/experimentResolvers.ts';
+import { AuditQueryResolver } from './resolvers/auditResolver.ts';
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
 import { ProjectSavedFilterResolver, SavedFilterMutations } from './resolvers/savedFilterResolver.ts';
 import { IdentityQueryResolver } from './resolvers/identityQueryResolver.ts';
@@ -87,6 +88,7 @@ export const RESOLVERS = [
   TracePriceResolver,
   SessionPriceResolver,
   ProjectMetricsResolver,
+  AuditQueryResolver,
 ] as const;
 
 let built: GraphQLSchema | null = null;

@@ -39,6 +39,11 @@ export const PERMISSIONS = {
   'retention.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /** Add, override and delete model prices (the costs of LLM spans follow them). */
   'prices.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
+  /**
+   * Read the audit trail (`GET /v1/audit/events`, GraphQL `auditEvents`, Settings › Audit): who did
+   * what to which resource. Admins only: it names every user, key and change.
+   */
+  'audit.read': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /** Create, update, delete secrets, list them, view their values. */
   'secrets.manage': { roles: ADMIN, adminSecret: true, apiKeys: true, whenAuthDisabled: true },
   /**

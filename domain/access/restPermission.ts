@@ -25,6 +25,8 @@ export const REST_PERMISSION_OVERRIDES: Readonly<Record<string, Permission>> = {
   // The settings list shows each secret's owner: another user's info, which only admins may see.
   'GET /v1/secrets': 'secrets.manage',
   'POST /v1/traces': 'ingest',
+  // Loupe's audit trail (not in the reference's REST API).
+  'GET /v1/audit/events': 'audit.read',
   // Loupe's model prices (not in the reference's REST API).
   'POST /v1/model_prices': 'prices.manage',
   'DELETE /v1/model_prices': 'prices.manage',

@@ -34,6 +34,7 @@ const EXPECTED: Record<Permission, readonly Who[]> = {
   'projects.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'retention.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'prices.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
+  'audit.read': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'secrets.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'playground.secrets': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'apikeys.own.list': ['viewer', 'member', 'admin', 'viewerKey', 'memberKey', 'adminKey', 'systemKey', 'adminSecret'],
