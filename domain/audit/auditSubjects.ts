@@ -15,7 +15,8 @@ export type SubjectKind =
   | 'datasetLabel'
   | 'datasetSplit'
   | 'experiment'
-  | 'annotationConfig';
+  | 'annotationConfig'
+  | 'retentionPolicy';
 
 export type SubjectState = {
   readonly name?: string;
@@ -61,6 +62,7 @@ const ID_FIELDS: Readonly<Record<string, SubjectKind>> = {
   experimentId: 'experiment',
   configId: 'annotationConfig',
   splitId: 'datasetSplit',
+  policyId: 'retentionPolicy',
 };
 
 /** The subjects describing `event` may read: the ids its data names (by field), whatever its type. */

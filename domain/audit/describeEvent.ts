@@ -23,6 +23,7 @@ export type AuditResourceType =
   | 'AnnotationConfig'
   | 'ModelPrice'
   | 'SavedFilter'
+  | 'RetentionPolicy'
   | 'ReadModel';
 
 /** `key` is the domain's id of the thing (a user id, a project's uuid, a secret's key name). */
@@ -91,12 +92,20 @@ const apiKey = (subjects: Subjects, keyId: string, kind?: string, name?: string)
   return { type: (kind ?? known.kind) === 'system' ? 'SystemApiKey' : 'UserApiKey', key: keyId, name: name ?? known.name ?? null };
 };
 const labelOf =
-  (kind: 'promptLabel' | 'datasetLabel' | 'datasetSplit' | 'annotationConfig', type: AuditResourceType) =>
+  (kind: 'promptLabel' | 'datasetLabel' | 'datasetSplit' | 'annotationConfig' | 'retentionPolicy', type: AuditResourceType) =>
   (subjects: Subjects, id: number, name?: string): AuditResource => ({
     type,
     key: String(id),
     name: name ?? subjects.get(kind, id).name ?? null,
   });
+const retentionPolicy = labelOf('retentionPolicy', 'RetentionPolicy');
+const retentionRule = (d: { readonly maxDays: number | null; readonly maxTraces: number | null }): string =>
+  [
+    d.maxDays === null ? '' : `traces older than ${plural(d.maxDays, 'day')}`,
+    d.maxTraces === null ? '' : `beyond ${plural(d.maxTraces, 'trace')}`,
+  ]
+    .filter(Boolean)
+    .join(', ') || 'keeps everything';
 const promptLabel = labelOf('promptLabel', 'PromptLabel');
 const datasetLabel = labelOf('datasetLabel', 'DatasetLabel');
 const datasetSplit = labelOf('datasetSplit', 'DatasetSplit');
@@ -216,6 +225,34 @@ const DESCRIBE: { readonly [T in LoupeEventType]: Describe<T> } = {
       `Removed ${plural(removed.spans, 'span')} and ${plural(removed.annotations, 'annotation')} from ${plural(count(d.erased), 'event')} (${why})`,
     );
   },
+
+  // Retention policies: a policy deletes traces as the actor `retention:<policy>`.
+  TraceRetentionPolicyCreated: (d, s) => {
+    s.set('retentionPolicy', d.policyId, { name: d.name });
+    return described(retentionPolicy(s, d.policyId, d.name), `Retention policy ${quoted(d.name)} created (${retentionRule(d)})`);
+  },
+  TraceRetentionPolicyChanged: (d, s) => {
+    const before = s.get('retentionPolicy', d.policyId).name;
+    s.set('retentionPolicy', d.policyId, { name: d.name });
+    return described(retentionPolicy(s, d.policyId, d.name), `Retention policy ${quoted(d.name)} changed: ${retentionRule(d)}`, [
+      ...(before !== undefined && before !== d.name ? [change('name', before, d.name)] : []),
+      change('rule', null, retentionRule(d)),
+    ]);
+  },
+  TraceRetentionPolicyDeleted: (d, s) =>
+    described(retentionPolicy(s, d.policyId), `Retention policy ${quoted(s.get('retentionPolicy', d.policyId).name)} deleted`),
+  ProjectTraceRetentionPolicySet: (d, s) =>
+    described(
+      project(s, d.projectId),
+      d.policyId === null
+        ? 'Project retention policy removed (the default applies)'
+        : `Project retention policy set to ${quoted(s.get('retentionPolicy', d.policyId).name ?? d.policyId)}`,
+    ),
+  TraceRetentionApplied: (d) =>
+    described(
+      { type: 'RetentionPolicy', key: String(d.policyId), name: String(d.policyId) },
+      `Retention policy ${quoted(d.policyId)} ran: ${plural(d.expiredTraces, 'trace')} expired in ${plural(d.projects, 'project')}`,
+    ),
 
   // Annotations.
   AnnotationsRecorded: (d) => {
