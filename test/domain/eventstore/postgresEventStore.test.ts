@@ -122,3 +122,60 @@ appendOnly(
   },
 );
 appendOnly.run();
+
+const horizon = suite('postgres event log: what holds readers back');
+horizon(
+  'a running transaction that never touches the log (another database, a read-model write) does not hide newer events; one that appended does',
+  async () => {
+    const db = await freshMigratedDatabase();
+    const neighbour = await freshMigratedDatabase();
+    try {
+      if (db.kind !== 'postgres') return; // PGlite is one session: nothing runs beside a reader
+      const store = createPostgresEventStore(db.pool);
+      // Given a transaction in another database and one in this database that hold transaction ids
+      // (as a long report elsewhere on the server, or a projection batch writing read models)
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let started = 0;
+      let bothStarted!: () => void;
+      const ready = new Promise<void>((r) => (bothStarted = r));
+      const hold = (pool: typeof db.pool) =>
+        pool.transaction(async (tx) => {
+          await tx.query(sql.unsafe`SELECT pg_current_xact_id()`);
+          if (++started === 2) bothStarted();
+          await gate;
+        });
+      const holders = [hold(neighbour.pool), hold(db.pool)];
+      await ready;
+      // When an event is appended after them, then it is readable at once
+      await store.appendToStream('after-holders', [ev('Later')], 'no_stream');
+      const seen = (await store.readAll({ tx: 0n, seq: 0n }, 10)).map((e) => e.stream);
+      assert.equal(seen, ['after-holders']);
+      release();
+      await Promise.all(holders);
+
+      // But an append held open keeps a newer committed event hidden until it commits
+      let commitAppend!: () => void;
+      const appendGate = new Promise<void>((r) => (commitAppend = r));
+      let appended!: () => void;
+      const inFlight = new Promise<void>((r) => (appended = r));
+      const open = db.pool.transaction(async (tx) => {
+        await createPostgresEventStore(tx).appendToStream('held', [ev('Held')], 'no_stream');
+        appended();
+        await appendGate;
+      });
+      await inFlight;
+      await store.appendToStream('newer', [ev('Newer')], 'no_stream');
+      const whileHeld = (await store.readAll({ tx: 0n, seq: 0n }, 10)).map((e) => e.stream);
+      assert.equal(whileHeld, ['after-holders']);
+      commitAppend();
+      await open;
+      const afterCommit = (await store.readAll({ tx: 0n, seq: 0n }, 10)).map((e) => e.stream);
+      assert.equal(afterCommit, ['after-holders', 'held', 'newer']);
+    } finally {
+      await db.close();
+      await neighbour.close();
+    }
+  },
+);
+horizon.run();
