@@ -2,7 +2,8 @@
  * Metrics benchmark: `npm run bench:metrics [-- options]`.
  *
  * Times the metrics page's chart queries (projections/metrics/metricQueries.ts: the trace series
- * and the annotation-score series) on a project of N spans. The read model is written directly
+ * and the annotation-score series) on a project of N spans; the trace series of hour and day
+ * buckets reads the hourly rollup, and is timed without it too (the exact query on the traces). The read model is written directly
  * in SQL (generate_series), not through OTLP ingest: the chart queries read only the `traces`
  * rows (their aggregates, as the projector keeps them), the spans' project and start time and
  * the annotations, and loading a million spans through ingest takes longer than a session on a
@@ -16,14 +17,22 @@
  *   --annotated N               spans with a scored annotation, of 3 names (default 10000)
  *   --iterations N              timed runs per query (default 50, after 3 warm-up)
  *   --pg-url URL                server for the scratch database (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   --keep                      leave the scratch database (its URL is printed) to EXPLAIN the queries by hand
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'slonik';
-import { annotationScoreBuckets, bucketFor, traceMetricBuckets, type MetricWindow } from '../../projections/metrics/metricQueries.ts';
-import { migrate } from '../../projections/migrate.ts';
+import {
+  annotationScoreBuckets,
+  bucketFor,
+  exactTraceBuckets,
+  traceMetricBuckets,
+  type MetricWindow,
+} from '../../projections/metrics/metricQueries.ts';
+import { migrate, rawSql, splitStatements } from '../../projections/migrate.ts';
+import { TRACE_ROLLUP_BACKFILL } from '../../projections/tracing/traceRollup.ts';
 import { allMigrations } from '../database/allMigrations.ts';
 import { openDatabase } from '../database/openDatabase.ts';
 import { percentile } from './percentile.ts';
@@ -38,6 +47,7 @@ const { values: args } = parseArgs({
     annotated: { type: 'string', default: '10000' },
     iterations: { type: 'string', default: '50' },
     'pg-url': { type: 'string', default: DEFAULT_PG_URL },
+    keep: { type: 'boolean', default: false },
   },
 });
 
@@ -72,6 +82,9 @@ const main = async () => {
         3 * (500 + i % 700) * 1.5e-7 + 3 * (100 + i % 300) * 6e-7
       FROM generate_series(1, ${traces}) i`);
     log(`${traces.toLocaleString('en-US')} traces in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    // The hourly rollup the projector keeps as it applies traces (projections/tracing/traceRollup.ts):
+    // the traces were written in SQL here, so it is filled the way the migration fills it.
+    for (const statement of splitStatements(TRACE_ROLLUP_BACKFILL)) await db.pool.query(rawSql(statement));
     const t1 = performance.now();
     // Spans: what the chart queries read of them (project, start time, span id for the annotations' join); in
     // chunks, each within the pool's statement timeout.
@@ -113,6 +126,13 @@ const main = async () => {
         window: windowOf(ms, shift),
         run: (w) => traceMetricBuckets(db.pool, w),
       });
+      // Before the rollup, every bucket size read the traces: the same query, for comparison.
+      if (ms > 4 * 3_600_000)
+        queries.push({
+          name: `  (without the rollup: ${label})`,
+          window: windowOf(ms, shift),
+          run: (w) => exactTraceBuckets(db.pool, w),
+        });
       queries.push({ name: `annotation scores: ${label}`, window: windowOf(ms, shift), run: (w) => annotationScoreBuckets(db.pool, w) });
     }
     console.log(
@@ -137,7 +157,8 @@ const main = async () => {
     if (scratch !== null) console.log(`(${await postgresVersion(scratch.url)})`);
   } finally {
     await db.close();
-    await scratch?.drop();
+    if (args.keep && scratch !== null) log(`kept ${scratch.url}`);
+    else await scratch?.drop();
     if (dir !== null) await rm(dir, { recursive: true, force: true });
   }
 };

@@ -6,6 +6,7 @@ import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/traci
 import type { IdAllocator } from './idAllocator.ts';
 import { recordErasures } from './applyTelemetryDeletions.ts';
 import { recomputeSessions } from './recompute.ts';
+import { dropProjectRollup } from './traceRollup.ts';
 
 const ids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
 
@@ -61,6 +62,7 @@ export const applyProjectEvent = async (
       const touched = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint() }))`
         DELETE FROM traces WHERE project_id = ${project} AND session_id IS NOT NULL RETURNING session_id`);
       await tx.query(sql.unsafe`DELETE FROM traces WHERE project_id = ${project}`);
+      await dropProjectRollup(tx, project);
       const gone = await tx.anyFirst(
         sql.type(z.object({ id: z.bigint() }))`DELETE FROM sessions WHERE project_id = ${project} RETURNING id`,
       );

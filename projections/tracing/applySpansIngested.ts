@@ -8,6 +8,7 @@ import { storableBatch } from '../../domain/tracing/storable.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
+import { adjustTraceRollup } from './traceRollup.ts';
 import { copyFromStdin } from '../copyFromStdin.ts';
 import { renderSpan, SPAN_COLUMNS, spanCopyLine, type RenderedSpan } from './renderSpan.ts';
 import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';
@@ -218,6 +219,15 @@ export const applySpansIngested = async (
 
   await insertRows(tx, 'sessions', SESSION_COLUMNS, newSessions);
   await insertRows(tx, 'traces', TRACE_COLUMNS, [...newTraces.values()]);
+  if (newTraces.size > 0)
+    await adjustTraceRollup(
+      tx,
+      sql.fragment`t.id = ANY(${sql.array(
+        [...newTraces.values()].map((t) => t.id),
+        'int8',
+      )})`,
+      1,
+    );
   if (spanRows.length > 0) {
     const writing = copyFromStdin(tx, 'spans', SPAN_COLUMNS, spanRows);
     // Once the statement is sent (a macrotask later: slonik's own steps are promise callbacks),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
+import { adjustTraceRollup } from './traceRollup.ts';
 
 const rowids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::json`;
@@ -77,6 +78,12 @@ export const applyTelemetryDeletions = async (
         x,
         sql.fragment`JOIN projects p ON p.project_id = x.project_id JOIN traces t0 ON t0.project_id = p.id AND t0.trace_id = x.id AND s.trace_rowid = t0.id`,
       );
+      await adjustTraceRollup(
+        tx,
+        sql.fragment`EXISTS (SELECT 1 FROM projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
+          WHERE p.project_id = x.project_id AND t.project_id = p.id AND t.trace_id = x.id)`,
+        -1,
+      );
       const deleted = await tx.any(sql.type(z.object({ id: z.bigint(), session_id: z.bigint().nullable() }))`
         DELETE FROM traces t USING projects p, json_to_recordset(${json(rows)}) AS x(project_id uuid, id text)
         WHERE p.project_id = x.project_id AND t.project_id = p.id AND t.trace_id = x.id
@@ -103,6 +110,7 @@ export const applyTelemetryDeletions = async (
         WHERE p.project_id = x.project_id AND s.project_id = p.id AND s.session_id = x.id
         RETURNING s.id`);
       if (sessions.length === 0) return;
+      await adjustTraceRollup(tx, sql.fragment`t.session_id = ANY(${rowids(sessions)})`, -1);
       const traces = await tx.anyFirst(sql.type(z.object({ id: z.bigint() }))`
         DELETE FROM traces WHERE session_id = ANY(${rowids(sessions)}) RETURNING id`);
       if (traces.length > 0) await tx.query(sql.unsafe`DELETE FROM spans WHERE trace_rowid = ANY(${rowids(traces)})`);

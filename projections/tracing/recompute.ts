@@ -1,5 +1,6 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
+import { adjustTraceRollup } from './traceRollup.ts';
 
 const idList = (ids: Iterable<number>) => sql.array([...new Set(ids)], 'int8');
 
@@ -18,6 +19,8 @@ const clampedSum = (column: string) =>
 export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRowids: readonly number[]): Promise<number[]> => {
   if (traceRowids.length === 0) return [];
   const ids = idList(traceRowids);
+  // The metrics rollup follows the traces: their contribution out now, back in as recomputed.
+  await adjustTraceRollup(tx, sql.fragment`t.id = ANY(${ids})`, -1);
   const sessions = await tx.anyFirst(sql.type(z.object({ session_id: z.bigint().nullable() }))`
     DELETE FROM traces t WHERE t.id = ANY(${ids}) AND NOT EXISTS (SELECT 1 FROM spans s WHERE s.trace_rowid = t.id)
     RETURNING t.session_id`);
@@ -36,6 +39,7 @@ export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRo
     ) a
     WHERE t.id = a.trace_rowid
     RETURNING t.session_id`);
+  await adjustTraceRollup(tx, sql.fragment`t.id = ANY(${ids})`, 1);
   return [...sessions, ...kept].filter((s): s is bigint => s !== null).map(Number);
 };
 

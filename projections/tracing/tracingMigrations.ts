@@ -1,4 +1,5 @@
 import { SPAN_TEXT_SEARCH_INDEX } from './spanTextSearch.ts';
+import { TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_MIGRATION } from './traceRollup.ts';
 import type { Migration } from '../../domain/eventstore/migration.ts';
 import { attributeIndexOf } from './attributeFilter.ts';
 
@@ -197,6 +198,15 @@ export const tracingMigrations: readonly Migration[] = [
         session_id text,
         PRIMARY KEY (deletion_event, source_event, span_id)
       );
+    `,
+  },
+  {
+    // The metrics page's hourly rollup (traceRollup.ts), filled from the traces there are; and the
+    // Traces tab's sort by cost, most expensive first (projections/tracing/sortKey.ts: traces
+    // without a cost last), served by an index like the start-time and latency sorts.
+    id: 'tracing/0007_metric_rollup',
+    sql: `${TRACE_ROLLUP_MIGRATION}${TRACE_ROLLUP_BACKFILL}
+      CREATE INDEX traces_project_cost ON traces (project_id, coalesce(cost_total, '-Infinity'::float8), id);
     `,
   },
 ];

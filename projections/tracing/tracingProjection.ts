@@ -12,6 +12,7 @@ import { applyTelemetryDeletions, forgetErasures } from './applyTelemetryDeletio
 import { loadIdAllocator } from './idAllocator.ts';
 import { loadPriceBook } from './loadPriceBook.ts';
 import { tracingMigrations } from './tracingMigrations.ts';
+import { TRACE_ROLLUP_TABLES } from './traceRollup.ts';
 
 /** Spans per statement: big enough that per-statement costs vanish, small enough to bound one parameter's size. */
 const SPANS_PER_CHUNK = 4000;
@@ -62,7 +63,17 @@ export const tracingProjection: Projection = {
   name: 'tracing',
   /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
   eventTypes: [...SPANS, ...DELETIONS, ...PROJECT_EVENTS, ...PRICE_EVENTS, 'ContentRemoved'],
-  tables: ['tracing_ids', 'projects', 'sessions', 'traces', 'spans', 'model_prices', 'cost_jobs', 'tracing_erasures'],
+  tables: [
+    'tracing_ids',
+    'projects',
+    'sessions',
+    'traces',
+    'spans',
+    'model_prices',
+    'cost_jobs',
+    'tracing_erasures',
+    ...TRACE_ROLLUP_TABLES,
+  ],
   migrations: tracingMigrations,
   apply: async (tx, events) => {
     const ids = await loadIdAllocator(tx);

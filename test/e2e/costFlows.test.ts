@@ -1,0 +1,184 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'playwright-core';
+import { seed } from '../support/restClient.ts';
+import { attrs, nanos, newTraceId, spanRecord } from '../support/spanFixtures.ts';
+import { launchBrowser, openPage } from './support/browser.ts';
+import { unexpectedProblems } from './support/flows.ts';
+import { screenshot } from './support/screenshots.ts';
+import { startUiServer, type UiServer } from './support/uiServer.ts';
+
+/**
+ * Costs in a real browser: the Traces, Spans and Sessions tables sorted by cost (the ones without
+ * a cost last, both ways), and experiments' costs in a dataset's Experiments tab and on the
+ * comparison page.
+ */
+type Ctx = { server: UiServer; browser: Browser; traces: { id: string; usd: number | null }[] };
+const test = suite<Ctx>('costs: sorting and experiments', {} as Ctx);
+
+const MINI = { input: 1.5e-7, output: 6e-7 };
+const SONNET = { input: 3e-6, output: 1.5e-5 };
+
+const llm = (traceId: string, minute: number, model: string, prompt: number, completion: number) =>
+  spanRecord({
+    traceId,
+    name: `call ${model}`,
+    spanKind: 'LLM',
+    startTimeUnixNano: nanos(new Date(Date.now() - (30 - minute) * 60_000).toISOString()),
+    endTimeUnixNano: nanos(new Date(Date.now() - (30 - minute) * 60_000 + 1500).toISOString()),
+    attributes: attrs({
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': model,
+      'llm.token_count.prompt': prompt,
+      'llm.token_count.completion': completion,
+      'session.id': `chat-${minute}`,
+      'input.value': `question ${minute}`,
+      'output.value': `answer ${minute}`,
+    }),
+  });
+
+test.before(async (ctx) => {
+  ctx.server = await startUiServer({ auth: false });
+  ctx.browser = await launchBrowser();
+  // Five traces (one LLM span each, a session each): three priced, one of a model without a price.
+  const calls: [string, number, number][] = [
+    ['gpt-4o-mini', 1200, 300],
+    ['claude-sonnet-4-5', 2500, 800],
+    ['house-model-7b', 100, 100],
+    ['gpt-4o-mini', 90, 10],
+    ['claude-sonnet-4-5', 400, 50],
+  ];
+  const spans = calls.map(([model, prompt, completion], i) => llm(newTraceId(), i, model, prompt, completion));
+  await seed(ctx.server, 'spend', spans);
+  ctx.traces = calls.map(([model, prompt, completion], i) => {
+    const price = model === 'gpt-4o-mini' ? MINI : model === 'claude-sonnet-4-5' ? SONNET : null;
+    return { id: spans[i]!.traceId, usd: price && prompt * price.input + completion * price.output };
+  });
+});
+test.after(async (ctx) => {
+  await ctx.browser?.close();
+  await ctx.server?.close();
+});
+
+const api = async (server: UiServer, path: string, body?: unknown) => {
+  const response = await fetch(server.href(path), {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
+  return (await response.json()) as { data: any };
+};
+
+/** The cost titles of a table's rows, top to bottom, once `first` is the top one. */
+const costsShown = async (page: Page, testId: string, first: string): Promise<string[]> => {
+  await page.waitForFunction(
+    ([id, text]) => (globalThis as any).document.querySelector(`[data-testid=${id}]`)?.getAttribute('title') === text,
+    [testId, first] as const,
+  );
+  return page.getByTestId(testId).evaluateAll((cells) => cells.map((c) => c.getAttribute('title') ?? ''));
+};
+
+/** As the UI writes USD (ui/src/lib/format.ts formatUsd). */
+const usdText = (n: number) => (n < 0.01 ? `$${Number(n.toPrecision(3))}` : `$${n.toFixed(2)}`);
+
+test('the Traces, Spans and Sessions tables sort by cost, most expensive first or cheapest first, the unpriced model last', async ({
+  server,
+  browser,
+  traces,
+}) => {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+  await page.goto(server.href('/projects'));
+  await page.getByRole('link', { name: 'spend' }).first().click();
+  await page.getByTestId('traces-table').waitFor();
+  const desc = traces
+    .filter((t) => t.usd !== null)
+    .map((t) => t.usd!)
+    .sort((a, b) => b - a)
+    .map(usdText);
+
+  await page.getByRole('button', { name: /^Cost/ }).click();
+  await page.waitForURL(/sort=costTotal/);
+  const byCost = await costsShown(page, 'trace-cost', desc[0]!);
+  assert.equal(byCost, [...desc, '–'], 'most expensive first, the trace of a model without a price last');
+  await screenshot(page, 'costs-traces-by-cost');
+
+  await page.getByRole('button', { name: /^Cost/ }).click();
+  await page.waitForURL(/dir=asc/);
+  assert.equal(
+    await costsShown(page, 'trace-cost', desc.at(-1)!),
+    [...desc].reverse().concat('–'),
+    'cheapest first, still the unpriced one last',
+  );
+
+  await page.getByRole('link', { name: 'Spans' }).click();
+  await page.getByTestId('spans-table').waitFor();
+  await page.getByRole('button', { name: /^Cost/ }).click();
+  await page.waitForURL(/sort=costTotal/);
+  assert.equal(await costsShown(page, 'span-cost', desc[0]!), byCost, 'spans: the same order (one LLM span a trace)');
+
+  await page.getByRole('link', { name: 'Sessions' }).click();
+  await page.getByTestId('sessions-table').waitFor();
+  await page.getByRole('combobox', { name: 'Session order' }).selectOption('cost-desc');
+  await page.waitForURL(/sort=cost/);
+  await page.waitForFunction(
+    (top) => (globalThis as any).document.querySelector('[data-testid=session-cost]')?.textContent.trim() === top,
+    desc[0]!,
+  );
+  const sessions = await page.getByTestId('session-cost').allInnerTexts();
+  assert.equal(sessions.at(-1), '–', 'the session without a cost last');
+  assert.equal(sessions.length, 5);
+  await screenshot(page, 'costs-sessions-by-cost');
+  assert.equal(unexpectedProblems(problems), []);
+});
+
+test('an experiment’s cost (its runs’ traces) is in the Experiments tab, sortable, and on the comparison page against the baseline', async ({
+  server,
+  browser,
+  traces,
+}) => {
+  const { data: up } = await api(server, '/v1/datasets/upload?sync=true', { name: 'support-qa', inputs: [{ q: 'a' }, { q: 'b' }] });
+  const { data: examples } = await api(server, `/v1/datasets/${up.dataset_id}/examples`);
+  const experiment = async (name: string, runs: { id: string; usd: number | null }[]) => {
+    const { data: x } = await api(server, `/v1/datasets/${up.dataset_id}/experiments`, { name });
+    for (const [i, trace] of runs.entries())
+      await api(server, `/v1/experiments/${x.id}/runs`, {
+        dataset_example_id: examples.examples[i].node_id,
+        output: `out ${i}`,
+        repetition_number: 1,
+        trace_id: trace.id,
+        start_time: new Date().toISOString(),
+        end_time: new Date().toISOString(),
+      });
+    return runs.reduce((n, r) => n + (r.usd ?? 0), 0);
+  };
+  const cheap = await experiment('mini-baseline', [traces[0]!, traces[3]!]);
+  const dear = await experiment('sonnet-candidate', [traces[1]!, traces[4]!]);
+
+  const { page, problems } = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+  await page.goto(server.href(`/datasets/${encodeURIComponent(up.dataset_id)}?tab=experiments`));
+  await page.getByTestId('experiment-row').nth(1).waitFor();
+  const costOf = (name: string) =>
+    page.locator(`[data-testid=experiment-row][data-name=${name}] [data-testid=experiment-cost]`).innerText();
+  assert.is(await costOf('mini-baseline'), usdText(cheap));
+  assert.is(await costOf('sonnet-candidate'), usdText(dear));
+  await page.getByRole('button', { name: /^Cost/ }).click();
+  const order = () => page.getByTestId('experiment-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
+  assert.equal(await order(), ['sonnet-candidate', 'mini-baseline'], 'most expensive first');
+  await screenshot(page, 'costs-experiments-tab');
+
+  await page.getByLabel('Compare mini-baseline').check();
+  await page.getByLabel('Compare sonnet-candidate').check();
+  await page.getByRole('button', { name: /^Compare selected/ }).click();
+  await page.getByTestId('compare-summary').waitFor();
+  const costs = await page.getByTestId('compare-cost').allInnerTexts();
+  const change = Math.round(((dear - cheap) / cheap) * 100);
+  assert.equal(
+    costs.map((c) => c.replace(/\s+/g, ' ').trim()),
+    [usdText(cheap), `${usdText(dear)}+${change}%`],
+  );
+  await screenshot(page, 'costs-compare');
+  assert.equal(unexpectedProblems(problems), []);
+});
+
+test.run();
