@@ -13,9 +13,10 @@ import { vacuumAfterErasure } from './vacuumAfterErasure.ts';
 /** The events after which content is gone from the read models and must go from the log. */
 export const DELETION_EVENT_TYPES = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted', 'ProjectDeleted', 'TracesExpired'] as const;
 
-/** Remove from the log what one deletion took from the read models. */
+/** Remove from the log what one deletion (or one run of a policy's deletions) took from the read models. */
 export type RemoveContent = {
-  readonly deletion: { readonly id: string; readonly type: string };
+  /** One user deletion; or the consecutive TraceDeleted of one policy run in one project (one record for them all). */
+  readonly deletions: readonly { readonly id: string; readonly type: string }[];
   /** Who deleted (or which policy expired it), on which request: the record's metadata. */
   readonly actor: string;
   readonly requestId: string | null;
@@ -34,6 +35,36 @@ const text = (data: unknown, field: string): string | null => {
   return typeof v === 'string' ? v : null;
 };
 const distinct = (values: readonly string[]) => [...new Set(values)].sort();
+
+/**
+ * A policy run deletes thousands of traces, one TraceDeleted each: removing them one record and
+ * one vacuum at a time held ingest up for tens of seconds each run (BENCHMARKS.md §20). The
+ * consecutive retention deletions of one policy in one project become one removal (the record
+ * lists every deletion it completes). A user's deletions stay one removal each.
+ */
+const mergeRetention = (commands: readonly RemoveContent[]): RemoveContent[] => {
+  const out: RemoveContent[] = [];
+  for (const c of commands) {
+    const last = out.at(-1);
+    if (!last || c.kind !== 'retention' || last.kind !== 'retention' || last.actor !== c.actor || last.projectId !== c.projectId) {
+      out.push(c);
+      continue;
+    }
+    const spans = new Map(last.spans.map((s) => [s.eventId, [...s.spanIds]]));
+    for (const s of c.spans) spans.set(s.eventId, [...(spans.get(s.eventId) ?? []), ...s.spanIds]);
+    out[out.length - 1] = {
+      ...last,
+      deletions: [...last.deletions, ...c.deletions],
+      spans: [...spans].map(([eventId, spanIds]) => ({ eventId, spanIds })),
+      targets: {
+        spanIds: distinct([...last.targets.spanIds, ...c.targets.spanIds]),
+        traceIds: distinct([...last.targets.traceIds, ...c.targets.traceIds]),
+        sessionIds: distinct([...last.targets.sessionIds, ...c.targets.sessionIds]),
+      },
+    };
+  }
+  return out;
+};
 
 /**
  * Deletion reaches the log. The tracing read model notes, as it applies a deletion, which spans
@@ -61,7 +92,7 @@ export const erasureReactor = (deps: {
     const sessionIds = distinct(work.flatMap((w) => (w.session_id === null ? [] : [w.session_id])));
     const tracesLeft = await tracesStillThere(db, traceIds);
     const sessionsLeft = await sessionsStillThere(db, sessionIds);
-    return events.flatMap((deletion): RemoveContent[] => {
+    const commands = events.flatMap((deletion): RemoveContent[] => {
       const mine = work.filter((w) => w.deletion_event === deletion.id);
       const deletedSession = deletion.type === 'SessionDeleted' ? text(deletion.data, 'sessionId') : null;
       if (mine.length === 0 && deletedSession === null) return [];
@@ -74,7 +105,7 @@ export const erasureReactor = (deps: {
       ]);
       return [
         {
-          deletion: { id: deletion.id, type: deletion.type },
+          deletions: [{ id: deletion.id, type: deletion.type }],
           actor: deletion.metadata.actor,
           requestId: deletion.metadata.requestId,
           kind: retention ? 'retention' : 'erasure',
@@ -90,6 +121,7 @@ export const erasureReactor = (deps: {
         },
       ];
     });
+    return mergeRetention(commands);
   },
   async issue(command) {
     const targets: AnnotationTargets = {
@@ -101,10 +133,10 @@ export const erasureReactor = (deps: {
     const spansOf = new Map(command.spans.map((s) => [s.eventId, new Set(s.spanIds)]));
     const data: ContentRemovedData = {
       kind: command.kind,
-      deletions: [command.deletion],
+      deletions: command.deletions,
       projectId: command.projectId,
       traceIds: command.targets.traceIds,
-      spanIds: command.deletion.type === 'SpanDeleted' ? command.targets.spanIds : [],
+      spanIds: command.deletions.some((d) => d.type === 'SpanDeleted') ? command.targets.spanIds : [],
       sessionIds: command.targets.sessionIds,
       removed: { spans: command.targets.spanIds.length, annotations: annotated.count },
       policyId: command.policyId,
@@ -114,7 +146,7 @@ export const erasureReactor = (deps: {
       record: {
         type: CONTENT_REMOVED,
         data,
-        metadata: eventMetadata({ actor: command.actor, requestId: command.requestId }, `RemoveContent:${command.deletion.type}`),
+        metadata: eventMetadata({ actor: command.actor, requestId: command.requestId }, `RemoveContent:${command.deletions[0]!.type}`),
       },
       eventIds: [...spansOf.keys(), ...annotated.eventIds],
       rewrite: (event) => {

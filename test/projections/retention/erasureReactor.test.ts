@@ -35,7 +35,10 @@ test('given a trace deleted after its spans were projected, then one removal of 
     .thenMatches((commands) => {
       assert.is(commands.length, 1);
       const [c] = commands as RemoveContent[];
-      assert.is(c!.deletion.type, 'TraceDeleted');
+      assert.equal(
+        c!.deletions.map((d) => d.type),
+        ['TraceDeleted'],
+      );
       assert.is(c!.kind, 'erasure');
       assert.is(c!.projectId, P);
       assert.is(c!.spans.length, 1, 'one source event');
@@ -67,6 +70,36 @@ test('given a deletion that matched nothing, then no command', async () => {
       inStream(telemetryDeletionStream(P), { type: 'TraceDeleted', data: { projectId: P, traceId: newTraceId() } }),
     )
     .then([]);
+});
+
+test('given one policy run’s deletions of two traces, then one removal (kind retention) completes both; a user’s deletion stays its own', async () => {
+  const other = newTraceId();
+  const otherSpan = spanRecord({ traceId: other });
+  const userGone = newTraceId();
+  const userSpan = spanRecord({ traceId: userGone });
+  await spec
+    .given(
+      inStream(projectStream('shop'), created),
+      inStream('spans-a', ingested),
+      inStream('spans-b', { type: 'SpansIngested', data: { ...batch('shop', [otherSpan, userSpan]), projectId: P } }),
+      {
+        ...inStream(
+          telemetryDeletionStream(P),
+          { type: 'TraceDeleted', data: { projectId: P, traceId: gone } },
+          { type: 'TraceDeleted', data: { projectId: P, traceId: other } },
+        ),
+        actor: 'retention:7',
+      },
+      inStream(telemetryDeletionStream(P), { type: 'TraceDeleted', data: { projectId: P, traceId: userGone } }),
+    )
+    .thenMatches((commands) => {
+      const [run, user] = commands as RemoveContent[];
+      assert.is(commands.length, 2);
+      assert.equal([run!.kind, run!.policyId, run!.deletions.length], ['retention', '7', 2]);
+      assert.equal(run!.targets.traceIds, [gone, other].sort());
+      assert.equal(run!.spans.flatMap((s) => s.spanIds).sort(), [goneRoot.spanId, goneChild.spanId, otherSpan.spanId].sort());
+      assert.equal([user!.kind, user!.deletions.length, user!.targets.traceIds], ['erasure', 1, [userGone]]);
+    });
 });
 
 test.run();
