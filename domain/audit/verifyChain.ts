@@ -1,10 +1,10 @@
 import type { Position } from '../eventstore/types.ts';
-import { comparePosition, positionToString, START } from '../eventstore/types.ts';
+import { comparePosition, positionToString } from '../eventstore/types.ts';
 import type { AuditKey } from './auditKey.ts';
 import { GENESIS_SEAL, nextSeal, sealParts } from './sealChain.ts';
 import type { SealInput } from './sealInput.ts';
 import { pageCursor } from './pageCursor.ts';
-import type { Checkpoint, SealRecord } from './sealRecord.ts';
+import type { Checkpoint, SealHead, SealRecord } from './sealRecord.ts';
 
 export const FINDINGS = {
   data_changed: 'data changed',
@@ -32,7 +32,8 @@ export type RemovalLookup = (removalSeq: bigint) => Promise<{ readonly eventIds:
 export type ChainReader = {
   /** The log's seal inputs after `after`, in global order (SealInputSource.read). */
   readonly events: (after: Position, limit: number) => Promise<SealInput[]>;
-  readonly seals: (after: Position, limit: number) => Promise<SealRecord[]>;
+  /** Seals in global order, without their part hashes (`sealOfEvent` gives them on a mismatch). */
+  readonly seals: (after: Position, limit: number) => Promise<SealHead[]>;
   readonly sealOfEvent: (eventId: string) => Promise<SealRecord | null>;
   /** Where the log holds an event now, or null. */
   readonly positionOfEvent: (eventId: string) => Promise<Position | null>;
@@ -82,7 +83,7 @@ const walk = async (
   key: AuditKey,
   onProgress: (events: number) => void,
   log: Cursor<SealInput>,
-  seals: Cursor<SealRecord>,
+  seals: Cursor<SealHead>,
 ): Promise<VerifyReport> => {
   const checkpoints = await reader.checkpoints();
   const newest = checkpoints.at(-1);
@@ -177,13 +178,18 @@ const walk = async (
             },
           );
         }
-        const what: FindingKind = !parts.data.equals(seal.data)
-          ? 'data_changed'
-          : !parts.metadata.equals(seal.metadata)
-            ? 'metadata_changed'
-            : !parts.header.equals(seal.header)
-              ? 'header_changed'
-              : 'seal_altered';
+        // What the seal covered says what changed (read only now: the walk reads seals without it).
+        const covered = await reader.sealOfEvent(seal.eventId);
+        const what: FindingKind =
+          covered === null
+            ? 'seal_altered'
+            : !parts.data.equals(covered.data)
+              ? 'data_changed'
+              : !parts.metadata.equals(covered.metadata)
+                ? 'metadata_changed'
+                : !parts.header.equals(covered.header)
+                  ? 'header_changed'
+                  : 'seal_altered';
         return report({ kind: what, position: event.position, detail: `${event.type} ${event.id} in ${event.stream}` });
       }
       if (event.erasure !== null) {

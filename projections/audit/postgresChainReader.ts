@@ -1,7 +1,7 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { ChainReader } from '../../domain/audit/verifyChain.ts';
 import { createPostgresSealInputs } from '../../domain/audit/postgresSealInputs.ts';
-import { positionOfEvent, readCheckpoints, readSeals, sealOfEvent } from './sealStore.ts';
+import { positionOfEvent, readCheckpoints, readSealHeads, sealOfEvent } from './sealStore.ts';
 import { removalRecordAt } from './removalRecord.ts';
 
 /**
@@ -12,7 +12,7 @@ export const postgresChainReader = (db: CommonQueryMethods, pageBytes = 64 * 102
   const inputs = createPostgresSealInputs(db);
   return {
     events: (after, limit) => inputs.read(after, limit, pageBytes),
-    seals: (after, limit) => readSeals(db, after, limit),
+    seals: (after, limit) => readSealHeads(db, after, limit),
     sealOfEvent: (eventId) => sealOfEvent(db, eventId),
     positionOfEvent: (eventId) => positionOfEvent(db, eventId),
     checkpoints: () => readCheckpoints(db),

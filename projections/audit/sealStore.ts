@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { byteaColumn } from '../../domain/audit/byteaColumn.ts';
-import type { Checkpoint, SealRecord } from '../../domain/audit/sealRecord.ts';
+import type { Checkpoint, SealHead, SealRecord } from '../../domain/audit/sealRecord.ts';
 import type { Position } from '../../domain/eventstore/types.ts';
 
 const sealRow = z.object({
@@ -14,6 +14,8 @@ const sealRow = z.object({
   data_sha256: byteaColumn,
   seal: byteaColumn,
 });
+
+const sealHeadRow = sealRow.pick({ tx: true, seq: true, ordinal: true, event_id: true, seal: true });
 
 const toSeal = (r: z.infer<typeof sealRow>): SealRecord => ({
   position: { tx: r.tx, seq: r.seq },
@@ -80,6 +82,24 @@ export const readSeals = async (db: CommonQueryMethods, after: Position, limit: 
       WHERE (tx, seq) > (${after.tx.toString()}::bigint, ${after.seq.toString()}::bigint)
       ORDER BY tx, seq LIMIT ${limit}`)
   ).map(fastSeal);
+
+const fastSealHead = (value: unknown): SealHead => {
+  const r = value as Record<string, unknown>;
+  if (typeof r.tx !== 'bigint' || typeof r.seq !== 'bigint' || typeof r.ordinal !== 'bigint' || typeof r.event_id !== 'string') {
+    const parsed = sealHeadRow.parse(r);
+    return { position: { tx: parsed.tx, seq: parsed.seq }, ordinal: parsed.ordinal, eventId: parsed.event_id, seal: parsed.seal };
+  }
+  return { position: { tx: r.tx, seq: r.seq }, ordinal: r.ordinal, eventId: r.event_id, seal: buffer(r.seal) };
+};
+
+/** Seals strictly after `after` without their part hashes: what verify walks (`sealOfEvent` has the rest). */
+export const readSealHeads = async (db: CommonQueryMethods, after: Position, limit: number): Promise<SealHead[]> =>
+  (
+    await db.any(sql.unsafe`
+      SELECT tx, seq, ordinal, event_id::text, seal FROM audit_seals
+      WHERE (tx, seq) > (${after.tx.toString()}::bigint, ${after.seq.toString()}::bigint)
+      ORDER BY tx, seq LIMIT ${limit}`)
+  ).map(fastSealHead);
 
 /** Where an event was sealed (to tell a reordering from a replacement); a scan, only run on a finding. */
 export const sealOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<SealRecord | null> => {

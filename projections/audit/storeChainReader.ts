@@ -3,7 +3,7 @@ import { createStoreSealInputs } from '../../domain/audit/storeSealInputs.ts';
 import type { ChainReader } from '../../domain/audit/verifyChain.ts';
 import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
 import { CONTENT_REMOVED, REMOVALS_STREAM, START } from '../../domain/eventstore/types.ts';
-import { readCheckpoints, readSeals, sealOfEvent } from './sealStore.ts';
+import { readCheckpoints, readSealHeads, sealOfEvent } from './sealStore.ts';
 
 const PAGE_BYTES = 64 * 1024 * 1024;
 
@@ -17,7 +17,7 @@ export const storeChainReader = (db: CommonQueryMethods, store: EventStore): Cha
   let removals: Promise<StoredEvent[]> | undefined;
   return {
     events: (after, limit) => inputs.read(after, limit, PAGE_BYTES),
-    seals: (after, limit) => readSeals(db, after, limit),
+    seals: (after, limit) => readSealHeads(db, after, limit),
     sealOfEvent: (eventId) => sealOfEvent(db, eventId),
     positionOfEvent: async (eventId) => {
       let after: Position = START;
