@@ -130,7 +130,7 @@ failing(
 
     // What a request takes on this machine now (a loaded CI machine is slow), beside the 1 s
     // settleAuthChange would otherwise give the read models.
-    const { ms: aRequest } = await timed(() => whoAmI(server, keyBefore.key));
+    const { ms: aRequest } = await timed(() => whoAmI(server, { bearer: keyBefore.key }));
     const { value: deleted, ms } = await timed(() => callAs(server, 'DELETE', `/v1/user/api_keys/${nia.keyId}`, { as: nia.session }));
     assert.is(deleted.status, 204);
     assert.ok(
