@@ -71,6 +71,9 @@ type Split = {
   readonly events: number;
   readonly contentRemoved: number;
   readonly erasedSpans: number;
+  /** The log's event data by type (pg_column_size: as stored, compressed), and what the events emptied by removal still hold. */
+  readonly dataBytesByType: Record<string, number>;
+  readonly emptied: { readonly events: number; readonly stubs: number; readonly bytes: number };
 };
 
 const count = z.object({ n: z.number() });
@@ -90,7 +93,16 @@ const splitOf = async (db: CommonQueryMethods): Promise<Split> => {
   const erasedSpans = await db.oneFirst(sql.type(count)`
     SELECT coalesce(sum(json_array_length(data->'erased')), 0)::float8 AS n FROM events
     WHERE type = 'SpansIngested' AND json_typeof(data->'erased') = 'array'`);
+  const byType = await db.any(sql.type(z.object({ type: z.string(), bytes: z.number() }))`
+    SELECT type, sum(pg_column_size(data))::float8 AS bytes FROM events GROUP BY type`);
+  // SpansIngested events whose every span was removed: only the stubs (and the batch's resource) are left.
+  const emptied = await db.one(sql.type(z.object({ events: z.number(), stubs: z.number(), bytes: z.number() }))`
+    SELECT count(*)::float8 AS events, coalesce(sum(json_array_length(data->'erased')), 0)::float8 AS stubs,
+      coalesce(sum(pg_column_size(data)), 0)::float8 AS bytes
+    FROM events WHERE type = 'SpansIngested' AND json_typeof(data->'erased') = 'array' AND json_array_length(data->'spans') = 0`);
   return {
+    dataBytesByType: Object.fromEntries(byType.map((r) => [r.type, r.bytes])),
+    emptied,
     database: sizes.database,
     logHeap: sizes.log_heap,
     logIndexes: sizes.log_indexes,
@@ -228,6 +240,15 @@ const report = (r: Awaited<ReturnType<typeof runBackend>>) => {
   console.log(
     `database ${(s.database / MB).toFixed(1)} MB: log ${(s.logHeap / MB).toFixed(1)} MB + its indexes ${(s.logIndexes / MB).toFixed(1)} MB, read-model rows ${(s.readModelRows / MB).toFixed(1)} MB + indexes ${(s.readModelIndexes / MB).toFixed(1)} MB`,
   );
+  console.log(
+    `log data by type (KB): ${Object.entries(s.dataBytesByType)
+      .map(([type, bytes]) => `${type} ${(bytes / 1024).toFixed(0)}`)
+      .join(', ')}`,
+  );
+  if (s.emptied.stubs > 0)
+    console.log(
+      `${s.emptied.events} SpansIngested events emptied by removal hold ${s.emptied.stubs} stubs in ${(s.emptied.bytes / 1024).toFixed(0)} KB: ${Math.round(s.emptied.bytes / s.emptied.stubs)} B per removed span`,
+    );
   console.log(
     `per live span: log ${per(s.logHeap)}, log indexes ${per(s.logIndexes)}, rows ${per(s.readModelRows)}, indexes ${per(s.readModelIndexes)}`,
   );

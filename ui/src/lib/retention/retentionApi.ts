@@ -47,8 +47,8 @@ export const deleteRetentionPolicy = (id: string) => http(`/v1/trace_retention_p
 
 /** The project's named policy id, or null when it has the default. */
 export const fetchProjectRetentionPolicy = async (projectId: string, signal?: AbortSignal): Promise<string | null> =>
-  (await http<{ data: { policy_id: string | null } }>(`/v1/projects/${encodeURIComponent(projectId)}/trace_retention_policy`, { signal })).data
-    .policy_id;
+  (await http<{ data: { policy_id: string | null } }>(`/v1/projects/${encodeURIComponent(projectId)}/trace_retention_policy`, { signal }))
+    .data.policy_id;
 
 export const setProjectRetentionPolicy = (projectId: string, policyId: string | null) =>
   http(`/v1/projects/${encodeURIComponent(projectId)}/trace_retention_policy`, { method: 'PUT', json: { policy_id: policyId } });
