@@ -2,7 +2,7 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import { configureHttp } from './lib/api/http.ts';
 import { readConfig } from './lib/config.ts';
-import { session } from './lib/session/session.svelte.ts';
+import { session } from './lib/identity/session.svelte.ts';
 import { theme } from './lib/theme/theme.svelte.ts';
 import './styles/app.css';
 

@@ -1,6 +1,6 @@
 import { createRouter, type HooksContext } from 'sv-router';
 import { ApiError } from './lib/api/apiError.ts';
-import { session } from './lib/session/session.svelte.ts';
+import { session } from './lib/identity/session.svelte.ts';
 import NotFoundPage from './pages/NotFoundPage.svelte';
 import RootRedirect from './pages/RootRedirect.svelte';
 import AppShell from './shell/AppShell.svelte';
@@ -40,19 +40,19 @@ const skipWhenSignedIn = async (context: HooksContext): Promise<void> => {
  * asked for. Later issues add their sections under the app shell ('/datasets', '/prompts', ...).
  */
 export const { p, navigate, isActive, route } = createRouter({
-  '/login': { '/': () => import('./pages/auth/LoginPage.svelte'), layout: PublicShell, hooks: { beforeLoad: skipWhenSignedIn } },
+  '/login': { '/': () => import('./pages/identity/LoginPage.svelte'), layout: PublicShell, hooks: { beforeLoad: skipWhenSignedIn } },
   '/forgot-password': {
-    '/': () => import('./pages/auth/ForgotPasswordPage.svelte'),
+    '/': () => import('./pages/identity/ForgotPasswordPage.svelte'),
     layout: PublicShell,
     hooks: { beforeLoad: skipWhenSignedIn },
   },
   '/reset-password-with-token': {
-    '/': () => import('./pages/auth/ResetPasswordPage.svelte'),
+    '/': () => import('./pages/identity/ResetPasswordPage.svelte'),
     layout: PublicShell,
     hooks: { beforeLoad: skipWhenSignedIn },
   },
-  '/change-password': { '/': () => import('./pages/auth/ForcedPasswordChangePage.svelte'), layout: PublicShell },
-  '/logout': { '/': () => import('./pages/auth/LoggedOutPage.svelte'), layout: PublicShell },
+  '/change-password': { '/': () => import('./pages/identity/ForcedPasswordChangePage.svelte'), layout: PublicShell },
+  '/logout': { '/': () => import('./pages/identity/LoggedOutPage.svelte'), layout: PublicShell },
   '/': {
     layout: AppShell,
     hooks: { beforeLoad: requireSession },
@@ -60,13 +60,13 @@ export const { p, navigate, isActive, route } = createRouter({
     '/projects': () => import('./pages/projects/ProjectsPage.svelte'),
     // A project opens on its traces; trace and session pages hang below it.
     '/projects/:projectId': {
-      '/': () => import('./pages/traces/ProjectTracesPage.svelte'),
-      '/traces': () => import('./pages/traces/ProjectTracesPage.svelte'),
-      '/spans': () => import('./pages/traces/ProjectSpansPage.svelte'),
-      '/sessions': () => import('./pages/sessions/ProjectSessionsPage.svelte'),
+      '/': () => import('./pages/tracing/ProjectTracesPage.svelte'),
+      '/traces': () => import('./pages/tracing/ProjectTracesPage.svelte'),
+      '/spans': () => import('./pages/tracing/ProjectSpansPage.svelte'),
+      '/sessions': () => import('./pages/tracing/ProjectSessionsPage.svelte'),
       '/metrics': () => import('./pages/metrics/ProjectMetricsPage.svelte'),
-      '/traces/:traceId': () => import('./pages/traces/TraceDetailPage.svelte'),
-      '/sessions/:sessionId': () => import('./pages/sessions/SessionDetailPage.svelte'),
+      '/traces/:traceId': () => import('./pages/tracing/TraceDetailPage.svelte'),
+      '/sessions/:sessionId': () => import('./pages/tracing/SessionDetailPage.svelte'),
     },
     // Stable links for other tools: look the object up, then land on its page.
     '/redirects': {
@@ -90,7 +90,7 @@ export const { p, navigate, isActive, route } = createRouter({
       '/': () => import('./pages/settings/SettingsPage.svelte'),
       '/:tab': () => import('./pages/settings/SettingsPage.svelte'),
     },
-    '/profile': () => import('./pages/profile/ProfilePage.svelte'),
+    '/profile': () => import('./pages/identity/ProfilePage.svelte'),
     '*': NotFoundPage,
   },
 });

@@ -1,7 +1,7 @@
 /**
  * Why an external login ended on the login page (`/login?error=<code>`). The page shows the
  * message for a known code and nothing for any other, so a crafted link cannot put text there.
- * The UI keeps the same table (ui/src/lib/auth/externalLogin.ts).
+ * The UI keeps the same table (ui/src/lib/identity/externalLogin.ts).
  */
 export const AUTH_ERROR_MESSAGES = {
   unknown_idp: 'Unknown sign-in provider.',

@@ -6,7 +6,7 @@ import {
   annotationFilterToSearch,
   apiAnnotationFilter,
 } from '../../../ui/src/lib/annotations/annotationFilter.ts';
-import type { Viewer } from '../../../ui/src/lib/session/viewer.ts';
+import type { Viewer } from '../../../ui/src/lib/identity/viewer.ts';
 
 /**
  * The annotation UI's pure parts, without a browser: the table filter kept in the URL and who is

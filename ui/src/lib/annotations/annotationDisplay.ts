@@ -1,4 +1,4 @@
-import type { Viewer } from '../session/viewer.ts';
+import type { Viewer } from '../identity/viewer.ts';
 import type { Annotation, AnnotationChipData } from './annotationTypes.ts';
 
 const scoreFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 3 });

@@ -1,6 +1,6 @@
 import { gql } from '../api/graphql.ts';
 import { http } from '../api/http.ts';
-import type { AuthMethod, Role } from '../session/viewer.ts';
+import type { AuthMethod, Role } from './viewer.ts';
 
 export type UserRow = {
   readonly id: string;
