@@ -1,4 +1,4 @@
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { withoutAnnotations, isOnErased, type AnnotationTargets } from '../../domain/annotations/erasedAnnotations.ts';
 import { eventMetadata } from '../../domain/eventMetadata.ts';
 import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
@@ -8,6 +8,7 @@ import { withoutSpans } from '../../domain/tracing/erasedSpans.ts';
 import type { Reactor } from '../reactors/reactor.ts';
 import { erasureWork, sessionsStillThere, tracesStillThere } from '../tracing/erasureQueries.ts';
 import { RETENTION_ACTOR_PREFIX } from './retentionReactor.ts';
+import { lastTraceRetentionRun } from './traceRetentionPolicyQueries.ts';
 import { vacuumAfterErasure } from './vacuumAfterErasure.ts';
 
 /** The events after which content is gone from the read models and must go from the log. */
@@ -67,6 +68,28 @@ const mergeRetention = (commands: readonly RemoveContent[]): RemoveContent[] => 
 };
 
 /**
+ * A policy's deletions are TraceDeleted events, which carry no cut-off; the run that issued them
+ * recorded it (TraceRetentionApplied, appended before them, so the read models hold it now), and
+ * the removal record repeats it. A count-only run has none.
+ */
+const withCutoffs = async (db: CommonQueryMethods, commands: readonly RemoveContent[]): Promise<RemoveContent[]> => {
+  const runs = new Map<string, string | null>();
+  const out: RemoveContent[] = [];
+  for (const c of commands) {
+    if (c.kind !== 'retention' || c.cutoff !== null || c.policyId === null) {
+      out.push(c);
+      continue;
+    }
+    if (!runs.has(c.policyId)) {
+      const run = await lastTraceRetentionRun(db, c.policyId);
+      runs.set(c.policyId, run?.started_before == null ? null : new Date(run.started_before).toISOString());
+    }
+    out.push({ ...c, cutoff: runs.get(c.policyId) ?? null });
+  }
+  return out;
+};
+
+/**
  * Deletion reaches the log. The tracing read model notes, as it applies a deletion, which spans
  * of which SpansIngested events it took (tracing_erasures); once every read model has applied
  * the deletion (`afterReadModels`), this reactor removes those spans from those events, and the
@@ -121,7 +144,7 @@ export const erasureReactor = (deps: {
         },
       ];
     });
-    return mergeRetention(commands);
+    return withCutoffs(db, mergeRetention(commands));
   },
   async issue(command) {
     const targets: AnnotationTargets = {

@@ -108,7 +108,12 @@ test('assigning a 7-day policy expires ten-day-old traces (spans, notes, session
   }
 
   const record = (await everything(server)).find((e) => e.type === 'ContentRemoved')!;
-  assert.equal([(record.data as { kind: string }).kind, (record.data as { policyId: string }).policyId], ['retention', '1']);
+  const removal = record.data as { kind: string; policyId: string; cutoff: string | null };
+  assert.equal([removal.kind, removal.policyId], ['retention', '1']);
+  assert.ok(
+    removal.cutoff !== null && Date.parse(removal.cutoff) < Date.now() - 7 * DAY + 60_000,
+    `the record names the cut-off: ${removal.cutoff}`,
+  );
   const policy = await eventually(
     async () => (await callJson(server, 'GET', `/v1/trace_retention_policies/${created.body.data.id}`)).body.data,
     (p) => p.last_run?.removed.spans === 1,

@@ -4,6 +4,7 @@ import type { DomainEvent } from '../../../domain/decider.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
 import { telemetryDeletionStream } from '../../../domain/tracing/tracingStream.ts';
 import { erasureReactor, type RemoveContent } from '../../../projections/retention/erasureReactor.ts';
+import { traceRetentionPoliciesProjection } from '../../../projections/retention/traceRetentionPoliciesProjection.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { memoryEventStore } from '../../support/memoryEventStore.ts';
 import { inStream, reactorSpec } from '../../support/reactorSpec.ts';
@@ -23,7 +24,7 @@ const ingested: DomainEvent = { type: 'SpansIngested', data: { ...batch('shop', 
 
 // The spec never issues: the store and pool behind `issue` are not used.
 const reactor = erasureReactor({ store: memoryEventStore().store, pool: undefined as never, fullVacuum: false });
-const spec = reactorSpec(reactor, { readModels: [tracingProjection] });
+const spec = reactorSpec(reactor, { readModels: [tracingProjection, traceRetentionPoliciesProjection] });
 
 test('given a trace deleted after its spans were projected, then one removal of exactly its spans from their event', async () => {
   await spec
@@ -90,12 +91,24 @@ test('given one policy run’s deletions of two traces, then one removal (kind r
         ),
         actor: 'retention:7',
       },
+      inStream('trace-retention-runs', {
+        type: 'TraceRetentionApplied',
+        data: {
+          policyId: '7',
+          ranAt: '2026-03-20T12:00:00.000Z',
+          startedBefore: '2026-03-13T12:00:00.000Z',
+          maxTraces: null,
+          projects: 1,
+          expiredTraces: 2,
+        },
+      }),
       inStream(telemetryDeletionStream(P), { type: 'TraceDeleted', data: { projectId: P, traceId: userGone } }),
     )
     .thenMatches((commands) => {
       const [run, user] = commands as RemoveContent[];
       assert.is(commands.length, 2);
       assert.equal([run!.kind, run!.policyId, run!.deletions.length], ['retention', '7', 2]);
+      assert.is(run!.cutoff, '2026-03-13T12:00:00.000Z', 'the cut-off of the run that issued them');
       assert.equal(run!.targets.traceIds, [gone, other].sort());
       assert.equal(run!.spans.flatMap((s) => s.spanIds).sort(), [goneRoot.spanId, goneChild.spanId, otherSpan.spanId].sort());
       assert.equal([user!.kind, user!.deletions.length, user!.targets.traceIds], ['erasure', 1, [userGone]]);
