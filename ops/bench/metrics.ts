@@ -32,7 +32,7 @@ import {
   type MetricWindow,
 } from '../../projections/metrics/metricQueries.ts';
 import { migrate, rawSql, splitStatements } from '../../projections/migrate.ts';
-import { TRACE_ROLLUP_BACKFILL } from '../../projections/tracing/traceRollup.ts';
+import { DAY_ROLLUP_BACKFILL, TRACE_ROLLUP_BACKFILL } from '../../projections/tracing/traceRollup.ts';
 import { allMigrations } from '../database/allMigrations.ts';
 import { openDatabase } from '../database/openDatabase.ts';
 import { percentile } from './percentile.ts';
@@ -84,7 +84,7 @@ const main = async () => {
     log(`${traces.toLocaleString('en-US')} traces in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     // The hourly rollup the projector keeps as it applies traces (projections/tracing/traceRollup.ts):
     // the traces were written in SQL here, so it is filled the way the migration fills it.
-    for (const statement of splitStatements(TRACE_ROLLUP_BACKFILL)) await db.pool.query(rawSql(statement));
+    for (const statement of splitStatements(TRACE_ROLLUP_BACKFILL + DAY_ROLLUP_BACKFILL)) await db.pool.query(rawSql(statement));
     const t1 = performance.now();
     // Spans: what the chart queries read of them (project, start time, span id for the annotations' join); in
     // chunks, each within the pool's statement timeout.

@@ -86,6 +86,7 @@ export const annotationScoreBuckets = (db: CommonQueryMethods, w: MetricWindow):
     FROM scored GROUP BY 1, 2 ORDER BY 1, 2`);
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 const rollupSumRow = traceBucketRow.omit({ latency: true });
 const hourHistogramRow = z.object({ hour_us: z.bigint(), bins: z.array(z.number()), counts: z.array(z.number()) });
@@ -140,6 +141,14 @@ const rolledUpTraceBuckets = async (db: CommonQueryMethods, w: MetricWindow): Pr
     sql.fragment`t.project_id = ${w.projectRowid} AND t.start_time >= ${from}::timestamptz AND t.start_time < ${to}::timestamptz`;
   const [head, tail] = [edge(w.start, a), edge(b, w.end)];
   const hours = sql.fragment`project_id = ${w.projectRowid} AND hour >= ${a}::timestamptz AND hour < ${b}::timestamptz`;
+  // Day buckets take the whole days' histograms from the day level, the hours around them from the hours'.
+  let dayFrom = w.bucket === 'day' ? Math.ceil(from / DAY_MS) * DAY_MS : to;
+  let dayTo = w.bucket === 'day' ? Math.floor(to / DAY_MS) * DAY_MS : to;
+  if (dayFrom >= dayTo) dayFrom = dayTo = to;
+  const [dA, dB] = [new Date(dayFrom).toISOString(), new Date(dayTo).toISOString()];
+  const days = sql.fragment`project_id = ${w.projectRowid} AND day >= ${dA}::timestamptz AND day < ${dB}::timestamptz`;
+  const hoursAroundDays = sql.fragment`project_id = ${w.projectRowid} AND (
+    (hour >= ${a}::timestamptz AND hour < ${dA}::timestamptz) OR (hour >= ${dB}::timestamptz AND hour < ${b}::timestamptz))`;
   const bucketUs = sql.fragment`(extract(epoch FROM ${binned('at', w.bucket)}) * 1000000)::bigint`;
   const [sums, hourly] = await Promise.all([
     db.any(sql.type(rollupSumRow)`
@@ -159,11 +168,14 @@ const rolledUpTraceBuckets = async (db: CommonQueryMethods, w: MetricWindow): Pr
         sum(tp)::float8 AS token_count_prompt, sum(tc)::float8 AS token_count_completion,
         CASE WHEN sum(cn) > 0 THEN sum(cost)::float8 END AS cost
       FROM parts GROUP BY 1 ORDER BY 1`),
-    // Each hour's histogram as two arrays, in the index's order (no sort, no hash of every bin):
-    // merged into the buckets below. The partial hours' come from their traces.
+    // Each whole day's (day buckets) or hour's histogram as two arrays, in the index's order (no
+    // sort, no hash of every bin): merged into the buckets below. The partial hours' come from their traces.
     db.any(sql.type(hourHistogramRow)`
+      SELECT (extract(epoch FROM day) * 1000000)::bigint AS hour_us, array_agg(bin::int ORDER BY bin) AS bins, array_agg(count ORDER BY bin) AS counts
+      FROM trace_latency_days WHERE ${days} GROUP BY day
+      UNION ALL
       SELECT (extract(epoch FROM hour) * 1000000)::bigint AS hour_us, array_agg(bin::int ORDER BY bin) AS bins, array_agg(count ORDER BY bin) AS counts
-      FROM trace_latency_hours WHERE ${hours} GROUP BY hour
+      FROM trace_latency_hours WHERE ${hoursAroundDays} GROUP BY hour
       UNION ALL
       SELECT hour_us, array_agg(bin ORDER BY bin), array_agg(count ORDER BY bin) FROM (
         SELECT (extract(epoch FROM ${hourOf(sql.fragment`t.start_time`)}) * 1000000)::bigint AS hour_us, ${latencyBin}::int AS bin, count(*)::int AS count

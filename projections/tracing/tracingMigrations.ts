@@ -1,5 +1,5 @@
 import { SPAN_TEXT_SEARCH_INDEX } from './spanTextSearch.ts';
-import { TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_MIGRATION } from './traceRollup.ts';
+import { DAY_ROLLUP_BACKFILL, DAY_ROLLUP_MIGRATION, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_MIGRATION } from './traceRollup.ts';
 import type { Migration } from '../../domain/eventstore/migration.ts';
 import { attributeIndexOf } from './attributeFilter.ts';
 
@@ -208,5 +208,10 @@ export const tracingMigrations: readonly Migration[] = [
     sql: `${TRACE_ROLLUP_MIGRATION}${TRACE_ROLLUP_BACKFILL}
       CREATE INDEX traces_project_cost ON traces (project_id, coalesce(cost_total, '-Infinity'::float8), id);
     `,
+  },
+  {
+    // The rollup's latency histogram per day too, for long ranges' day buckets (traceRollup.ts).
+    id: 'tracing/0008_metric_rollup_days',
+    sql: `${DAY_ROLLUP_MIGRATION}${DAY_ROLLUP_BACKFILL}`,
   },
 ];

@@ -109,6 +109,17 @@ test('a day of traces in hour buckets: counts, error rate, latency quantiles, to
       ['2026-11-20T13:00:00.000000Z', 1],
     ],
   );
+  // Day buckets: the whole day from the rollup's day level, the partial days' whole hours from its hours.
+  const days = await callJson(server, 'POST', '/graphql', {
+    query: METRICS,
+    variables: { id, range: { start: '2026-11-19T12:30:00Z', end: '2026-11-21T12:30:00Z' }, bucket: 'day' },
+  });
+  assert.equal(
+    days.body.data.node.metrics.points.map((p: { time: string; traceCount: number }) => [p.time, p.traceCount]),
+    [['2026-11-20T00:00:00.000000Z', 5]],
+  );
+  const [day20] = days.body.data.node.metrics.points;
+  assert.ok(within(day20.latencyMsP50, 300) && within(day20.latencyMsP99, 976), JSON.stringify(day20));
   const bad = await callJson(server, 'POST', '/graphql', {
     query: METRICS,
     variables: { id, range: { start: '2026-11-21T00:00:00Z', end: '2026-11-20T00:00:00Z' } },

@@ -9,7 +9,7 @@ import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { rawSql, splitStatements } from '../../../projections/migrate.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
 import { workOffCostJob } from '../../../projections/tracing/costReactor.ts';
-import { TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_TABLES } from '../../../projections/tracing/traceRollup.ts';
+import { DAY_ROLLUP_BACKFILL, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_TABLES } from '../../../projections/tracing/traceRollup.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { context, rows, tracingHarness, type Harness } from './tracingHarness.ts';
@@ -126,7 +126,7 @@ test('after ingest, late spans, a repricing and every kind of deletion, the roll
   await h.db.pool
     .transaction(async (tx) => {
       for (const table of TRACE_ROLLUP_TABLES) await tx.query(sql.unsafe`DELETE FROM ${sql.identifier([table])}`);
-      for (const statement of splitStatements(TRACE_ROLLUP_BACKFILL)) await tx.query(rawSql(statement));
+      for (const statement of splitStatements(TRACE_ROLLUP_BACKFILL + DAY_ROLLUP_BACKFILL)) await tx.query(rawSql(statement));
       const recount: Record<string, unknown[]> = {};
       for (const table of TRACE_ROLLUP_TABLES)
         recount[table] = [...(await tx.any(sql.unsafe`SELECT * FROM ${sql.identifier([table])} ORDER BY 1, 2, 3`))];
