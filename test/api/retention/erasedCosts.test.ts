@@ -1,13 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
-import { START, type StoredEvent } from '../../../domain/eventstore/types.ts';
+import type { StoredEvent } from '../../../domain/eventstore/types.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { callJson, eventually } from '../../support/restClient.ts';
 import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
+import { wholeLog } from '../../support/wholeLog.ts';
 
 const test = suite<{ server: TestServer }>('deletion, erasure and retention take costs with them', {} as { server: TestServer });
 test.before(async (ctx) => {
@@ -49,15 +50,7 @@ const llm = (
     }),
   });
 
-const everything = async (server: TestServer): Promise<StoredEvent[]> => {
-  const all: StoredEvent[] = [];
-  for (let after = START; ; ) {
-    const page = await server.store.readAll(after, 500);
-    if (page.length === 0) return all;
-    all.push(...page);
-    after = page[page.length - 1]!.position;
-  }
-};
+const everything = (server: TestServer): Promise<StoredEvent[]> => wholeLog(server.store);
 
 const gql = async (server: TestServer, query: string, variables: Record<string, unknown>) => {
   const reply = await callJson(server, 'POST', '/graphql', { query, variables });

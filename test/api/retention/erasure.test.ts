@@ -8,7 +8,7 @@ import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
-import { START, type StoredEvent } from '../../../domain/eventstore/types.ts';
+import type { StoredEvent } from '../../../domain/eventstore/types.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { exportLine } from '../../../ops/commands/eventsExport.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
@@ -19,6 +19,7 @@ import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanF
 import { serverUrl } from '../../support/database.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
 import { openDatabase, type Database } from '../../../ops/database/openDatabase.ts';
+import { wholeLog } from '../../support/wholeLog.ts';
 
 type Ctx = { server: TestServer; dataDir?: string; ownDatabase?: Database };
 const test = suite<Ctx>('erasure reaches the log', {} as Ctx);
@@ -40,15 +41,7 @@ test.after.each(async (ctx) => {
 
 const canary = (label: string) => `CANARY-${label}-${randomBytes(6).toString('hex')}`;
 
-const everything = async (server: TestServer): Promise<StoredEvent[]> => {
-  const all: StoredEvent[] = [];
-  for (let after = START; ; ) {
-    const page = await server.store.readAll(after, 500);
-    if (page.length === 0) return all;
-    all.push(...page);
-    after = page[page.length - 1]!.position;
-  }
-};
+const everything = (server: TestServer): Promise<StoredEvent[]> => wholeLog(server.store);
 const exported = async (server: TestServer) => (await everything(server)).map(exportLine).join('');
 /** Events holding the text: the `events` table, or the whole log when it lives in EventStoreDB (the table is then empty). */
 const inEventsTable = async (server: TestServer, text: string): Promise<number> =>

@@ -4,12 +4,13 @@ import { promisify } from 'node:util';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { START, type StoredEvent } from '../../../domain/eventstore/types.ts';
+import type { StoredEvent } from '../../../domain/eventstore/types.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { exportLine } from '../../../ops/commands/eventsExport.ts';
 import { callJson, eventually } from '../../support/restClient.ts';
 import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
+import { wholeLog } from '../../support/wholeLog.ts';
 
 const test = suite<{ server: TestServer }>('named trace retention policies are enforced', {} as { server: TestServer });
 test.before(async (ctx) => {
@@ -29,15 +30,7 @@ const span = (text: string, start: Date, session: string) =>
     attributes: attrs({ 'input.value': text, 'session.id': session }),
   });
 
-const everything = async (server: TestServer): Promise<StoredEvent[]> => {
-  const all: StoredEvent[] = [];
-  for (let after = START; ; ) {
-    const page = await server.store.readAll(after, 500);
-    if (page.length === 0) return all;
-    all.push(...page);
-    after = page[page.length - 1]!.position;
-  }
-};
+const everything = (server: TestServer): Promise<StoredEvent[]> => wholeLog(server.store);
 /** Events holding the text: the `events` table, or the whole log when it lives in EventStoreDB (the table is then empty). */
 const inEventsTable = async (server: TestServer, text: string): Promise<number> =>
   server.config.database.eventStoreUrl
