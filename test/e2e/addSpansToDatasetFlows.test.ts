@@ -8,6 +8,7 @@ import { signIn, unexpectedProblems } from './support/flows.ts';
 import { SCREENSHOT_DIR, screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
 import { exportSpans, hexId, type OtlpSpan } from './tracingFixtures.ts';
+import { api } from './support/api.ts';
 
 // Page-side code (evaluated in the browser) names the DOM, which the server's program has no types for.
 declare const document: any;
@@ -59,16 +60,6 @@ test.after(async (ctx) => {
   await ctx.browser?.close();
   await ctx.server?.close();
 });
-
-const api = async (server: UiServer, path: string, body?: unknown) => {
-  const response = await fetch(server.href(path), {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as { data: any };
-};
 
 const CSV = ['question,answer', 'What is Loupe?,An LLM tracing server', 'Does it keep versions?,Yes'].join('\n');
 

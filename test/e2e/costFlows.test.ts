@@ -7,6 +7,7 @@ import { launchBrowser, openPage } from './support/browser.ts';
 import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { api } from './support/api.ts';
 
 /**
  * Costs in a real browser: the Traces, Spans and Sessions tables sorted by cost (the ones without
@@ -59,16 +60,6 @@ test.after(async (ctx) => {
   await ctx.browser?.close();
   await ctx.server?.close();
 });
-
-const api = async (server: UiServer, path: string, body?: unknown) => {
-  const response = await fetch(server.href(path), {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as { data: any };
-};
 
 /** The cost titles of a table's rows, top to bottom, once `first` is the top one. */
 const costsShown = async (page: Page, testId: string, first: string): Promise<string[]> => {

@@ -7,6 +7,7 @@ import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.t
 import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { api } from './support/api.ts';
 
 /**
  * A dataset changed in the browser: examples edited and deleted (each change a new version, and
@@ -28,16 +29,6 @@ test.after(async (ctx) => {
   await ctx.browser?.close();
   await ctx.server?.close();
 });
-
-const api = async (server: UiServer, path: string, body?: unknown) => {
-  const response = await fetch(server.href(path), {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as { data: any };
-};
 
 const upload = async (server: UiServer, name: string, splits: (string | null)[]) => {
   const { data } = await api(server, '/v1/datasets/upload?sync=true', {

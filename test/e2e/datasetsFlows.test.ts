@@ -7,6 +7,7 @@ import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.t
 import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { api } from './support/api.ts';
 
 /** The page's document, inside functions that run in the browser (the tests compile without the DOM library). */
 declare const document: { querySelectorAll(selector: string): Iterable<{ readonly textContent: string | null }> };
@@ -37,16 +38,6 @@ const CSV = [
   '"What is Loupe, in short?",docs,An LLM tracing server,faq',
   'Is <b>markup</b> rendered?,ui,"No, shown as text",review',
 ].join('\n');
-
-const api = async (server: UiServer, path: string, body?: unknown) => {
-  const response = await fetch(server.href(path), {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
-  return (await response.json()) as { data: any };
-};
 
 const chooseFile = (page: Page, name: string, mimeType: string, text: string) =>
   page
