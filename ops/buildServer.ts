@@ -30,6 +30,7 @@ import { createReadModelLease, ownerLabel } from '../projections/readModelLease.
 import { createReactorRunner, type ReactorRunner } from '../projections/reactors/reactorRunner.ts';
 import { createReactors } from './createReactors.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
+import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
@@ -149,6 +150,11 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
 
     const stopAnalyze = startAnalyzeLoop(database.pool, logger);
     closers.unshift(async () => stopAnalyze());
+    if (database.kind === 'pglite') {
+      // No checkpointer in embedded PGlite: without these its WAL grows to max_wal_size (walCheckpoints.ts).
+      const stopCheckpoints = startWalCheckpoints(database.pool, logger);
+      closers.unshift(async () => stopCheckpoints());
+    }
 
     const inFlight = createIngestBudget({ maxInFlightRequests: 64, maxInFlightBytes: config.http.otlpMaxInFlightBytes });
     const budget = gateBudgetOnLag(

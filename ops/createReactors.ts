@@ -10,6 +10,7 @@ import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
 import { costReactor } from '../projections/tracing/costReactor.ts';
 import type { Config } from './config.ts';
+import { checkpoint } from './database/walCheckpoints.ts';
 
 export type ReactorDeps = {
   readonly config: Config;
@@ -38,8 +39,14 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
     }),
     logger: deps.logger,
   }),
-  // Deletions reach the log; on PGlite an erasure also rewrites the read models' files (vacuumAfterErasure.ts).
-  erasureReactor({ store: deps.store, pool: deps.pool, fullVacuum: deps.embedded }),
+  // Deletions reach the log; on PGlite an erasure also rewrites the read models' files (vacuumAfterErasure.ts),
+  // and every removal ends with a checkpoint, which PGlite never runs by itself (walCheckpoints.ts).
+  erasureReactor({
+    store: deps.store,
+    pool: deps.pool,
+    fullVacuum: deps.embedded,
+    afterVacuum: deps.embedded ? () => checkpoint(deps.pool) : undefined,
+  }),
   // Prices changed after the spans they price were stored: repriced in the background.
   costReactor({ pool: deps.pool }),
   retentionReactor({

@@ -28,6 +28,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { openDatabase, pgliteDataDir } from '../database/openDatabase.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
+import { percentile } from './percentile.ts';
 import { createScratchDatabase, DEFAULT_PG_URL } from './scratchDatabase.ts';
 import { postExport } from './senders.ts';
 import { passedOnEnvironment, startServerProcess } from './serverProcess.ts';
@@ -74,6 +75,8 @@ type Split = {
   /** The log's event data by type (pg_column_size: as stored, compressed), and what the events emptied by removal still hold. */
   readonly dataBytesByType: Record<string, number>;
   readonly emptied: { readonly events: number; readonly stubs: number; readonly bytes: number };
+  /** Each table's bytes with its TOAST and indexes, and its dead rows: which table grows once removals run. */
+  readonly tables: Record<string, { readonly bytes: number; readonly dead: number }>;
 };
 
 const count = z.object({ n: z.number() });
@@ -100,7 +103,12 @@ const splitOf = async (db: CommonQueryMethods): Promise<Split> => {
     SELECT count(*)::float8 AS events, coalesce(sum(json_array_length(data->'erased')), 0)::float8 AS stubs,
       coalesce(sum(pg_column_size(data)), 0)::float8 AS bytes
     FROM events WHERE type = 'SpansIngested' AND json_typeof(data->'erased') = 'array' AND json_array_length(data->'spans') = 0`);
+  const tables = await db.any(sql.type(z.object({ name: z.string(), bytes: z.number(), dead: z.number() }))`
+    SELECT c.relname AS name, pg_total_relation_size(c.oid)::float8 AS bytes, coalesce(s.n_dead_tup, 0)::float8 AS dead
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+    WHERE n.nspname = current_schema() AND c.relkind = 'r'`);
   return {
+    tables: Object.fromEntries(tables.map((t) => [t.name, { bytes: t.bytes, dead: t.dead }])),
     dataBytesByType: Object.fromEntries(byType.map((r) => [r.type, r.bytes])),
     emptied,
     database: sizes.database,
@@ -167,6 +175,8 @@ const runBackend = async (backend: 'pglite' | 'postgres') => {
     const end = started + minutes * 60_000;
     let sent = 0;
     let failed = 0;
+    // How long each export took to be acknowledged: removals, vacuums and (PGlite) checkpoints share the database with ingest.
+    const answeredMs: number[] = [];
     const sampleEvery = Number(args.sample) * 1000;
     let nextSample = started;
     // Once a second, the spans due by now (whole traces): a steady rate, not as fast as possible.
@@ -174,7 +184,10 @@ const runBackend = async (backend: 'pglite' | 'postgres') => {
       const due = Math.floor(((tick + 1) * rate) / 1) - sent;
       const spans: GeneratedSpan[] = [];
       while (spans.length < due) spans.push(...freshTrace(generator, made));
-      const result = await postExport(otlp, encodeExportRequest(spans, PROJECT));
+      const body = encodeExportRequest(spans, PROJECT);
+      const posted = performance.now();
+      const result = await postExport(otlp, body);
+      answeredMs.push(performance.now() - posted);
       if (result.kind === 'ok') sent += spans.length;
       else failed++;
       if (performance.now() >= nextSample) {
@@ -213,7 +226,7 @@ const runBackend = async (backend: 'pglite' | 'postgres') => {
         split,
       });
     }
-    return { backend, sent, samples, split };
+    return { backend, sent, samples, split, answeredMs };
   } finally {
     await watcher?.close();
     await server.stop();
@@ -235,6 +248,9 @@ const report = (r: Awaited<ReturnType<typeof runBackend>>) => {
     );
   }
   console.log(
+    `export acknowledged in p50 ${percentile(r.answeredMs, 50).toFixed(0)} ms, p99 ${percentile(r.answeredMs, 99).toFixed(0)} ms, max ${Math.max(...r.answeredMs).toFixed(0)} ms (${r.answeredMs.length} exports)`,
+  );
+  console.log(
     `at the end: ${s.liveSpans} live spans, ${removed} removed; ${s.events} events (${s.contentRemoved} ContentRemoved), ${s.erasedSpans} erased-span stubs`,
   );
   console.log(
@@ -249,6 +265,20 @@ const report = (r: Awaited<ReturnType<typeof runBackend>>) => {
     console.log(
       `${s.emptied.events} SpansIngested events emptied by removal hold ${s.emptied.stubs} stubs in ${(s.emptied.bytes / 1024).toFixed(0)} KB: ${Math.round(s.emptied.bytes / s.emptied.stubs)} B per removed span`,
     );
+  // Which tables grew over the run's second half, when removals keep pace with ingest.
+  // (PGlite's split is read once, after the run: no growth to show there.)
+  const half = r.samples.find((x) => x.split !== null && x.t >= r.samples.at(-1)!.t / 2)?.split;
+  if (half && half !== s) {
+    const rows = Object.entries(s.tables)
+      .map(([name, t]) => ({ name, ...t, grew: t.bytes - (half.tables[name]?.bytes ?? 0) }))
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 14);
+    console.log('table (with TOAST and indexes): MB at the end, growth over the second half, dead rows');
+    for (const t of rows)
+      console.log(
+        `  ${t.name.padEnd(32)} ${(t.bytes / MB).toFixed(1).padStart(6)} ${(t.grew / MB >= 0 ? '+' : '') + (t.grew / MB).toFixed(1)} ${t.dead}`,
+      );
+  }
   console.log(
     `per live span: log ${per(s.logHeap)}, log indexes ${per(s.logIndexes)}, rows ${per(s.readModelRows)}, indexes ${per(s.readModelIndexes)}`,
   );

@@ -102,6 +102,8 @@ export const erasureReactor = (deps: {
   readonly pool: DatabasePool;
   /** Rewrite the read models' touched tables after an erasure (VACUUM FULL; see vacuumAfterErasure). */
   readonly fullVacuum: boolean;
+  /** After the vacuum (embedded PGlite: a CHECKPOINT, so the WAL that held the removed content is recycled; ops/database/walCheckpoints.ts). */
+  readonly afterVacuum?: () => Promise<void>;
 }): Reactor<RemoveContent> => ({
   name: 'erasure',
   eventTypes: DELETION_EVENT_TYPES,
@@ -182,6 +184,7 @@ export const erasureReactor = (deps: {
     if (result === null) return;
     await deps.store.reclaimSpace();
     await vacuumAfterErasure(deps.pool, deps.fullVacuum && command.kind === 'erasure');
+    await deps.afterVacuum?.();
   },
 });
 

@@ -10,7 +10,21 @@ import { sql, type DatabasePool } from 'slonik';
  * process with small tables. Retention, and PostgreSQL (where autovacuum runs and the tables may
  * be large and shared by several processes), get plain VACUUM.
  */
-const TOUCHED = ['spans', 'traces', 'sessions', 'tracing_erasures', 'annotations', 'annotation_span_scope', 'annotation_trace_scope'];
+const TOUCHED = [
+  'spans',
+  'traces',
+  'sessions',
+  'tracing_erasures',
+  'annotations',
+  'annotation_span_scope',
+  'annotation_trace_scope',
+  // Found missing by bench:retention (BENCHMARKS.md §20): a removed session's scope rows, and the
+  // metrics rollup a deleted trace is taken out of (its rows updated or deleted), were never vacuumed.
+  'annotation_session_scope',
+  'trace_metric_hours',
+  'trace_latency_hours',
+  'trace_latency_days',
+];
 
 export const vacuumAfterErasure = async (pool: DatabasePool, full: boolean): Promise<void> => {
   await pool.query(
