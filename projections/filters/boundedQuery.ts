@@ -1,4 +1,5 @@
 import { sql, StatementTimeoutError, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { z } from 'zod';
 
 /** How long one filtered list query may run before it is cancelled. */
 export const FILTER_STATEMENT_TIMEOUT_MS = 10_000;
@@ -15,44 +16,51 @@ export class FilterTimeoutError extends Error {
   }
 }
 
-/**
- * How long the planner's own plan may run before the query is tried again on the indexes alone.
- * A search for a word the statistics have never seen is estimated as common: the planner then
- * walks the project's spans newest first, testing each, and for a word one span holds reads all
- * of them (over 10 s at a million spans). The retry answers it from the text index in milliseconds.
- */
-export const FIRST_PLAN_TIMEOUT_MS = 150;
-
 const limitStatement = (db: CommonQueryMethods, ms: number) =>
   db.query(sql.unsafe`SELECT set_config('statement_timeout', ${String(ms)}, true)`);
 
 /**
+ * Whether a search holds a word rarer than every word the text index's statistics track (ANALYZE
+ * keeps the most common words of `spans_text_search`). The planner estimates such a word as if it
+ * were as common as the rarest tracked one; for a word only a few spans hold it then walks the
+ * project's spans newest first, testing each, and reads all of them (over 10 s at a million
+ * spans), where the index finds them in milliseconds. A common word is the other way round: the
+ * walk stops after a page, and reading every match from the index would not. Without statistics
+ * (never analysed) the planner is left to itself.
+ */
+const holdsUntrackedWord = async (db: CommonQueryMethods, search: string): Promise<boolean> =>
+  db.oneFirst(sql.type(z.object({ rare: z.boolean() }))`
+    WITH tracked AS (
+      SELECT most_common_elems::text::text[] AS words FROM pg_stats
+      WHERE tablename = 'spans_text_search' AND most_common_elems IS NOT NULL LIMIT 1
+    )
+    SELECT EXISTS (
+      SELECT 1 FROM tracked, unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${search}))) AS word
+      WHERE NOT word = ANY(tracked.words)
+    ) AS rare`);
+
+/**
  * Runs a list query whose conditions a user wrote under a statement timeout, so no expression can
- * run unbounded. With no user conditions it runs as before. The planner's plan gets
- * FIRST_PLAN_TIMEOUT_MS; when it runs out, the same query runs again with index scans in time
- * order turned off (bitmap scans of the GIN indexes for text, attributes and annotations, then the
- * newest first of what they found) under the full FILTER_STATEMENT_TIMEOUT_MS. The answer is the
- * same either way; only the plan differs. PGlite runs statements on the server's own thread and has
- * no timer to cancel one with: there the limits on the expression's length and nesting are what
- * bounds it (BENCHMARKS.md gives the slowest filters measured).
+ * run unbounded. With no user conditions it runs as before. A `search` holding a word the
+ * statistics do not track runs with index scans in time order turned off, so the planner takes
+ * the text index (bitmap scans) and sorts the few matches. PGlite runs statements on the server's
+ * own thread and has no timer to cancel one with: there the limits on the expression's length and
+ * nesting are what bounds it (BENCHMARKS.md gives the slowest filters measured).
  */
 export const boundedQuery = async <T>(
   pool: DatabasePool,
   userConditions: readonly unknown[],
+  options: { readonly search?: string | null },
   query: (db: CommonQueryMethods) => Promise<T>,
 ): Promise<T> => {
   if (userConditions.length === 0) return query(pool);
   try {
     return await pool.transaction(async (tx) => {
-      await limitStatement(tx, FIRST_PLAN_TIMEOUT_MS);
-      try {
-        // A savepoint: a cancelled statement must not abort the transaction the retry runs in.
-        return await tx.transaction((first) => query(first));
-      } catch (error) {
-        if (!(error instanceof StatementTimeoutError)) throw error;
-      }
-      await tx.query(sql.unsafe`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)`);
       await limitStatement(tx, FILTER_STATEMENT_TIMEOUT_MS);
+      const search = options.search?.trim();
+      if (search && (await holdsUntrackedWord(tx, search))) {
+        await tx.query(sql.unsafe`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_seqscan', 'off', true)`);
+      }
       return query(tx);
     });
   } catch (error) {

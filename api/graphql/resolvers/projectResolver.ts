@@ -148,7 +148,7 @@ export class ProjectResolver {
       endTime: timeRange?.end ?? undefined,
       sessionIds: sessions,
     };
-    const rows = await boundedQuery(ctx.deps.pool, conditions, (db) =>
+    const rows = await boundedQuery(ctx.deps.pool, conditions, { search }, (db) =>
       filter
         ? listTracesWithRootFilter(
             db,
@@ -206,7 +206,7 @@ export class ProjectResolver {
       attributes: filter?.attributes?.map((a) => ({ key: a.key, value: attributeValue(a.key, a.value) })),
       conditions,
     };
-    const rows = await boundedQuery(ctx.deps.pool, conditions, (db) =>
+    const rows = await boundedQuery(ctx.deps.pool, conditions, { search }, (db) =>
       sort ? listSpansSorted(db, query, { by: sortColumnOf(sort.col), order: sort.dir }) : listSpans(db, query),
     );
     return connectionOf(rows, limit, 'Span', (r) => spanOf(r, project.rowid), from.kind === 'from');
@@ -231,7 +231,7 @@ export class ProjectResolver {
     const limit = checkFirst(first);
     const from = parseAfter(after, 'ProjectSession');
     if (from.kind === 'end') return emptyConnection();
-    const ids = await boundedQuery(ctx.deps.pool, conditions, (db) =>
+    const ids = await boundedQuery(ctx.deps.pool, conditions, { search }, (db) =>
       sessionIdsInRange(db, {
         projectId: project.rowid,
         cursor: from.kind === 'from' ? from.rowid : null,

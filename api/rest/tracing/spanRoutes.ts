@@ -22,7 +22,7 @@ import { byRowid, cursorOf, page } from '../../http/page.ts';
 
 const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKinds: boolean) => {
   const conditions = filterConditions('span', q);
-  return boundedQuery(deps.pool, conditions, (db) =>
+  return boundedQuery(deps.pool, conditions, { search: q.search }, (db) =>
     listSpans(db, {
       projectId: project.id,
       cursor: cursorOf(q.cursor),

@@ -75,7 +75,7 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => {
           });
         }
         const conditions = filterConditions('trace', q);
-        const rows = await boundedQuery(deps.pool, conditions, (db) =>
+        const rows = await boundedQuery(deps.pool, conditions, { search: q.search }, (db) =>
           listTraces(
             db,
             {

@@ -1,56 +1,52 @@
-import { sql } from 'slonik';
-import { z } from 'zod';
+import { sql, type CommonQueryMethods } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { boundedQuery, FilterTimeoutError } from '../../../projections/filters/boundedQuery.ts';
-import { freshDatabase, type TestDatabase } from '../../support/database.ts';
+import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
+import { startTestServer, type TestServer } from '../../support/testServer.ts';
 
-const test = suite<{ db: TestDatabase }>('a list query with user conditions', {} as { db: TestDatabase });
+const test = suite<{ server: TestServer }>('a list query with user conditions', {} as { server: TestServer });
 test.before(async (ctx) => {
-  ctx.db = await freshDatabase();
+  ctx.server = await startTestServer();
+  // Given 200 spans that all speak of a refund, and statistics on the text index
+  const spans = Array.from({ length: 200 }, (_, i) =>
+    spanRecord({ traceId: newTraceId(), attributes: attrs({ 'input.value': `where is my refund, order ${i}` }) }),
+  );
+  const position = await ingestSpans(ctx.server.store, [batch('bounded', spans)], { actor: 'test', requestId: null });
+  await ctx.server.runner.waitFor(position!, 60_000);
+  await ctx.server.pool.query(sql.unsafe`ANALYZE spans`);
 });
 test.after(async (ctx) => {
-  await ctx.db.close();
+  await ctx.server.close();
 });
 
-const plannerSettings = z.object({ indexscan: z.string(), timeout: z.string() });
+const indexScans = (db: CommonQueryMethods) =>
+  db.oneFirst(sql.type(z.object({ on: z.string() }))`SELECT current_setting('enable_indexscan') AS on`);
 
-test('without user conditions it runs as written, with no timeout of its own', async ({ db }) => {
-  const seen = await boundedQuery(db.pool, [], (q) =>
-    q.one(
-      sql.type(plannerSettings)`SELECT current_setting('enable_indexscan') AS indexscan, current_setting('statement_timeout') AS timeout`,
-    ),
-  );
-  assert.is(seen.indexscan, 'on');
+test('without user conditions the query runs as written', async ({ server }) => {
+  assert.is(await boundedQuery(server.pool, [], { search: null }, indexScans), 'on');
 });
 
-test('a first plan that runs out of its short time is tried again on the indexes alone, and answers', async ({ db }) => {
-  if (db.kind !== 'postgres') return; // PGlite has no timer to cancel a statement with
-  const tries: { indexscan: string; timeout: string }[] = [];
-  const answer = await boundedQuery(db.pool, ['a user condition'], async (q) => {
-    const settings = await q.one(
-      sql.type(plannerSettings)`SELECT current_setting('enable_indexscan') AS indexscan, current_setting('statement_timeout') AS timeout`,
-    );
-    tries.push(settings);
-    // Given the planner's plan is slow (as a walk over every span for a rare word is)
-    if (settings.indexscan === 'on') await q.query(sql.unsafe`SELECT pg_sleep(1)`);
-    return q.oneFirst(sql.unsafe`SELECT 42`);
-  });
-  assert.is(answer, 42);
-  assert.equal(
-    tries.map((t) => t.indexscan),
-    ['on', 'off'],
-  );
-  assert.equal(
-    tries.map((t) => t.timeout),
-    ['150ms', '10s'],
-  );
+test('a search for a word the statistics track (common) leaves the plan to the planner', async ({ server }) => {
+  assert.is(await boundedQuery(server.pool, ['search'], { search: 'refund' }, indexScans), 'on');
 });
 
-test('a query slow on every plan is stopped after the full timeout with the filter_timeout refusal', async ({ db }) => {
-  if (db.kind !== 'postgres') return;
+test('a search holding a word the statistics do not track (rare) is answered from the text index', async ({ server }) => {
+  assert.is(await boundedQuery(server.pool, ['search'], { search: 'refund needle7x3q' }, indexScans), 'off');
+  // and only inside that query's transaction
+  assert.is(await boundedQuery(server.pool, [], { search: null }, indexScans), 'on');
+});
+
+test('a filter without a search leaves the plan to the planner', async ({ server }) => {
+  assert.is(await boundedQuery(server.pool, ['a filter'], { search: null }, indexScans), 'on');
+});
+
+test('a query that runs longer than the limit is stopped with the filter_timeout refusal', async ({ server }) => {
+  if (server.database.kind !== 'postgres') return; // PGlite has no timer to cancel a statement with
   try {
-    await boundedQuery(db.pool, ['a user condition'], (q) => q.query(sql.unsafe`SELECT pg_sleep(11)`));
+    await boundedQuery(server.pool, ['a filter'], { search: null }, (q) => q.query(sql.unsafe`SELECT pg_sleep(11)`));
     assert.unreachable('the query must be stopped');
   } catch (error) {
     assert.instance(error, FilterTimeoutError);
