@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { readableHorizon } from '../eventstore/readableHorizon.ts';
 import type { Position } from '../eventstore/types.ts';
 import type { SealInputSource } from './sealInputSource.ts';
 import { byteaColumn } from './byteaColumn.ts';
@@ -62,7 +63,7 @@ export const createPostgresSealInputs = (db: CommonQueryMethods): SealInputSourc
         SELECT event_id, stream, revision, transaction_id, global_position, type, metadata, data, data_bytes, erased_by, data_sha256
         FROM events
         WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
-          AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND transaction_id < ${readableHorizon}
         ORDER BY transaction_id, global_position
         LIMIT ${maxEvents}
       ), sized AS (
