@@ -1,4 +1,5 @@
 import type { Migration } from '../../domain/eventstore/migration.ts';
+import { SCORED_TARGETS_BACKFILL, SCORED_TARGETS_MIGRATION } from './targetStart.ts';
 
 /**
  * The annotations read model. Annotations are keyed by their target's OpenTelemetry id (or
@@ -77,5 +78,11 @@ export const annotationsMigrations: readonly Migration[] = [
     // Listing by identifier alone (an evaluation run's annotations) must not scan every annotation.
     id: 'annotations/0002_identifier_index',
     sql: `CREATE INDEX annotations_identifier ON annotations (target, identifier) WHERE identifier <> '';`,
+  },
+  {
+    // The metrics page's score series reads annotations by their target's project and start time
+    // alone (targetStart.ts says why), filled here for the targets there are.
+    id: 'annotations/0003_target_start',
+    sql: `${SCORED_TARGETS_MIGRATION}${SCORED_TARGETS_BACKFILL}`,
   },
 ];

@@ -4,6 +4,7 @@ import { storableAnnotation } from '../../domain/annotations/annotationRecord.ts
 import type { AnnotationsRecorded } from '../../domain/annotations/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { annotationKey } from './annotationKey.ts';
+import { targetPlacement } from './targetStart.ts';
 
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::jsonb`;
 
@@ -24,7 +25,8 @@ const authorOf = async (tx: DatabaseTransactionConnection, actor: string): Promi
  * One request's annotations in one statement: new keys get the next row ids (handed out per
  * event in request order, so a replay hands out the same ones), existing keys are overwritten
  * in every field but their id and creation time — nulls too, as the reference does. Within one
- * event the last annotation of a key wins.
+ * event the last annotation of a key wins. A new row on a known span or trace takes its target's
+ * project and start time (targetStart.ts); an existing row has them already (same target).
  */
 export const applyAnnotationsRecorded = async (tx: DatabaseTransactionConnection, event: StoredEvent): Promise<void> => {
   const data = event.data as Partial<AnnotationsRecorded['data']> | null;
@@ -61,11 +63,13 @@ export const applyAnnotationsRecorded = async (tx: DatabaseTransactionConnection
   const at = event.metadata.time;
   await tx.query(sql.unsafe`
     INSERT INTO annotations (id, key, target, target_id, document_position, name, identifier, annotator_kind, label, score,
-      explanation, metadata, source, actor, user_id, created_at, updated_at)
+      explanation, metadata, source, actor, user_id, created_at, updated_at, target_project, target_start)
     SELECT x.id, x.key, x.target, x.target_id, x.document_position, x.name, x.identifier, x.annotator_kind, x.label, x.score,
-      x.explanation, coalesce(x.metadata, '{}'::jsonb), ${source}, ${actor}, ${userId}, ${at}, ${at}
+      x.explanation, coalesce(x.metadata, '{}'::jsonb), ${source}, ${actor}, ${userId}, ${at}, ${at},
+      ${targetPlacement.project}, ${targetPlacement.start}
     FROM jsonb_to_recordset(${json(rows)}) AS x(id bigint, key text, target text, target_id text, document_position integer,
       name text, identifier text, annotator_kind text, label text, score double precision, explanation text, metadata jsonb)
+      ${targetPlacement.joins}
     ORDER BY x.id
     ON CONFLICT (key) DO UPDATE SET
       annotator_kind = excluded.annotator_kind, label = excluded.label, score = excluded.score,

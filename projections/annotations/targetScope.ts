@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngestedData, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import { erasedSpansOf, spanSlots } from '../../domain/tracing/erasedSpans.ts';
 import { storableName } from '../../domain/tracing/storable.ts';
+import { placeNewSpans, restartTraces, spanStartOf } from './targetStart.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const text = (values: readonly string[]) => sql.array([...new Set(values)], 'text');
@@ -17,23 +18,24 @@ const textField = (data: unknown, field: string): string | null => {
 };
 
 /**
- * The ids of an event's spans as the tracing projector stores them (`storableSpan`'s rules for
- * these three fields only: the whole-span normalisation walks every attribute, which this model
- * does not need).
+ * The ids and start time of an event's spans as the tracing projector stores them (`storableSpan`'s
+ * rules for these four fields only: the whole-span normalisation walks every attribute, which this
+ * model does not need).
  */
-const targetIdsOf = (data: unknown): { traceId: string; spanId: string | null; sessionId: string | null }[] => {
+const targetIdsOf = (data: unknown): { traceId: string; spanId: string | null; sessionId: string | null; startTime: string | null }[] => {
   const spans = (data as Partial<SpansIngestedData> | null)?.spans;
   if (!Array.isArray(spans)) return [];
   // A span removed since (erasedSpans.ts) still gave its trace a project and a session live, in
   // this order; it is no annotation target any more.
   return spanSlots(spans as unknown[], erasedSpansOf(data)).map((slot) => {
-    if (slot.erased) return { traceId: slot.erased.traceId, spanId: null, sessionId: slot.erased.sessionId };
+    if (slot.erased) return { traceId: slot.erased.traceId, spanId: null, sessionId: slot.erased.sessionId, startTime: null };
     const raw = slot.span;
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     return {
       traceId: storableName(typeof r.traceId === 'string' ? r.traceId : ''),
       spanId: storableName(typeof r.spanId === 'string' ? r.spanId : ''),
       sessionId: typeof r.sessionId === 'string' && r.sessionId.trim() !== '' ? storableName(r.sessionId) : null,
+      startTime: spanStartOf(r),
     };
   });
 };
@@ -52,7 +54,7 @@ export const recordTargets = async (tx: DatabaseTransactionConnection, events: r
   );
   // In log order: a trace's first project and first session id win, as does a span's first trace.
   const traces = new Map<string, { project: string; session: string | null }>();
-  const spans = new Map<string, string>();
+  const spans = new Map<string, { traceId: string; startTime: string | null }>();
   // As in the tracing projector: a removed span still decides its trace's project and session,
   // but a trace is only recorded when a span of it is still there.
   const withSpans = new Set<string>();
@@ -65,7 +67,7 @@ export const recordTargets = async (tx: DatabaseTransactionConnection, events: r
       else if (trace.session === null && span.sessionId !== null) trace.session = span.sessionId;
       if (span.spanId === null) continue;
       withSpans.add(span.traceId);
-      if (!spans.has(span.spanId)) spans.set(span.spanId, span.traceId);
+      if (!spans.has(span.spanId)) spans.set(span.spanId, { traceId: span.traceId, startTime: span.startTime });
     }
   }
   if (spans.size === 0) return;
@@ -84,13 +86,22 @@ export const recordTargets = async (tx: DatabaseTransactionConnection, events: r
       WHERE t.session_id IS NULL AND excluded.session_id IS NOT NULL
     RETURNING t.trace_id, t.project_id::text, t.session_id`);
   const spanIds = [...spans.keys()];
-  await tx.query(sql.unsafe`
-    INSERT INTO annotation_span_scope (span_id, trace_id)
+  // Only the spans new to the scope (a span id already taken keeps its trace and start, as in tracing).
+  const fresh = await tx.anyFirst(sql.type(z.object({ span_id: z.string() }))`
+    INSERT INTO annotation_span_scope (span_id, trace_id, start_time)
     SELECT * FROM unnest(${sql.array(spanIds, 'text')}::text[], ${sql.array(
-      spanIds.map((id) => spans.get(id)!),
+      spanIds.map((id) => spans.get(id)!.traceId),
       'text',
-    )}::text[])
-    ON CONFLICT (span_id) DO NOTHING`);
+    )}::text[], ${sql.array(
+      spanIds.map((id) => spans.get(id)!.startTime),
+      'timestamptz',
+    )}::timestamptz[])
+    ON CONFLICT (span_id) DO NOTHING
+    RETURNING span_id`);
+  await placeNewSpans(
+    tx,
+    fresh.map((id) => ({ span_id: id, trace_id: spans.get(id)!.traceId, start_time: spans.get(id)!.startTime })),
+  );
   // A session belongs to the project of the trace that brought it: the first such trace in log order.
   const sessions = new Map<string, string>();
   const order = new Map(traceIds.map((id, i) => [id, i]));
@@ -149,6 +160,7 @@ export const removeTargets = async (tx: DatabaseTransactionConnection, event: St
       await tx.query(sql.unsafe`DELETE FROM annotations WHERE target IN ('span', 'document') AND target_id = ${spanId}`);
       const empty = await tx.exists(sql.unsafe`SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM annotation_span_scope WHERE trace_id = ${trace})`);
       if (empty) await removeTraces(tx, [trace]);
+      else await restartTraces(tx, [trace]);
       return;
     }
     case 'TraceDeleted': {

@@ -69,21 +69,23 @@ export type ScoreBucketRow = z.infer<typeof scoreBucketRow>;
 /**
  * Per annotation name and bucket: the mean score of the annotations (with a score) on the
  * project's spans and traces started in the window, bucketed by their target's start time.
+ *
+ * It reads the annotations alone, from the index on their target's project and start time
+ * (`annotations_scored_by_start`, INCLUDE (name, score): an index-only scan of the window's
+ * scores), which the annotations read model keeps from its own record of the targets
+ * (projections/annotations/targetStart.ts) instead of a join of every annotation to its span or
+ * trace row (BENCHMARKS §18c). The same annotations as that join: span and trace annotations
+ * with a score whose target exists, in the project (a span's project is its trace's), started
+ * in the window. The project's row id is turned into the uuid that read model knows it by.
  */
 export const annotationScoreBuckets = (db: CommonQueryMethods, w: MetricWindow): Promise<readonly ScoreBucketRow[]> =>
   db.any(sql.type(scoreBucketRow)`
-    WITH scored AS (
-      SELECT a.name, s.start_time, a.score FROM annotations a JOIN spans s ON s.span_id = a.target_id
-      WHERE a.target = 'span' AND a.score IS NOT NULL AND s.project_id = ${w.projectRowid}
-        AND s.start_time >= ${w.start}::timestamptz AND s.start_time < ${w.end}::timestamptz
-      UNION ALL
-      SELECT a.name, t.start_time, a.score FROM annotations a JOIN traces t ON t.trace_id = a.target_id
-      WHERE a.target = 'trace' AND a.score IS NOT NULL AND t.project_id = ${w.projectRowid}
-        AND t.start_time >= ${w.start}::timestamptz AND t.start_time < ${w.end}::timestamptz
-    )
-    SELECT name, (extract(epoch FROM ${binned('start_time', w.bucket)}) * 1000000)::bigint AS bucket_us,
-      avg(score)::float8 AS mean, count(*)::int AS count
-    FROM scored GROUP BY 1, 2 ORDER BY 1, 2`);
+    SELECT a.name, (extract(epoch FROM ${binned('a.target_start', w.bucket)}) * 1000000)::bigint AS bucket_us,
+      avg(a.score)::float8 AS mean, count(*)::int AS count
+    FROM annotations a
+    WHERE a.target_project = (SELECT p.project_id FROM projects p WHERE p.id = ${w.projectRowid}) AND a.score IS NOT NULL
+      AND a.target_start >= ${w.start}::timestamptz AND a.target_start < ${w.end}::timestamptz
+    GROUP BY 1, 2 ORDER BY 1, 2`);
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
