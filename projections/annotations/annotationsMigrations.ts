@@ -1,5 +1,5 @@
 import type { Migration } from '../../domain/eventstore/migration.ts';
-import { SCORED_TARGETS_BACKFILL, SCORED_TARGETS_MIGRATION } from './targetStart.ts';
+import { SCORED_TARGETS_BACKFILL, SCORED_TARGETS_INDEX, SCORED_TARGETS_MIGRATION } from './targetStart.ts';
 
 /**
  * The annotations read model. Annotations are keyed by their target's OpenTelemetry id (or
@@ -83,6 +83,6 @@ export const annotationsMigrations: readonly Migration[] = [
     // The metrics page's score series reads annotations by their target's project and start time
     // alone (targetStart.ts says why), filled here for the targets there are.
     id: 'annotations/0003_target_start',
-    sql: `${SCORED_TARGETS_MIGRATION}${SCORED_TARGETS_BACKFILL}`,
+    sql: `${SCORED_TARGETS_MIGRATION}${SCORED_TARGETS_BACKFILL}${SCORED_TARGETS_INDEX}`,
   },
 ];
