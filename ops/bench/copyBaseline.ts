@@ -7,6 +7,9 @@ import { ATTRIBUTE_INDEX_MAX_VALUE_BYTES } from '../../projections/tracing/attri
 import { SPAN_COLUMNS } from '../../projections/tracing/renderSpan.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes } from '../../domain/tracing/renderAttributes.ts';
+import { builtInPrices } from '../../domain/prices/builtInPrices.ts';
+import { priceBook } from '../../domain/prices/priceBook.ts';
+import { llmSpanCost } from '../../projections/tracing/llmSpanCost.ts';
 import { machineBusySeconds } from './cpuUsage.ts';
 import type { GeneratedSpan } from './spanGenerator.ts';
 
@@ -37,8 +40,15 @@ const attributeColumns = (attributes: Record<string, unknown>): [string, string]
   ),
 ];
 
-/** Builds COPY text chunks of `chunkRows` rows each, ids counted from 1. */
+/** The id the rows name as their SpansIngested event (the projector writes the event's; any uuid is as wide). */
+const SOURCE_EVENT = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * Builds COPY text chunks of `chunkRows` rows each, ids counted from 1: every column of
+ * SPAN_COLUMNS, LLM spans priced with the built-in prices as the projector prices them.
+ */
 export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): string[] => {
+  const prices = priceBook(builtInPrices(), []);
   const traceRowids = new Map<string, number>();
   const chunks: string[] = [];
   let lines: string[] = [];
@@ -50,6 +60,9 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
       const v = span.attributes.find(([k]) => k === key)?.[1];
       return v && 'int' in v ? v.int : 0;
     };
+    const attributes = domainAttributes(span);
+    const start = nanosToIsoMicros(span.startNs.toString());
+    const { modelName, provider, cost } = llmSpanCost(prices, span.spanKind, attributes, start);
     // In SPAN_COLUMNS' order, the read model's own.
     const row = [
       i + 1,
@@ -63,13 +76,21 @@ export const copyChunks = (spans: readonly GeneratedSpan[], chunkRows: number): 
       OTEL_KINDS[span.kind] ?? 'SPAN_KIND_UNSPECIFIED',
       STATUS[span.status.code]!,
       span.status.message,
-      nanosToIsoMicros(span.startNs.toString()),
+      start,
       nanosToIsoMicros(span.endNs.toString()),
-      ...attributeColumns(renderAttributes(domainAttributes(span))),
+      ...attributeColumns(renderAttributes(attributes)),
       '[]',
       llm ? count('llm.token_count.prompt') : null,
       llm ? count('llm.token_count.completion') : null,
+      modelName,
+      provider,
+      cost?.prompt ?? null,
+      cost?.completion ?? null,
+      cost?.total ?? null,
+      SOURCE_EVENT,
     ];
+    if (row.length !== SPAN_COLUMNS.length)
+      throw new Error(`COPY baseline rows have ${row.length} fields, spans has ${SPAN_COLUMNS.length} columns`);
     lines.push(row.map(copyField).join('\t'));
     if (lines.length === chunkRows) {
       chunks.push(`${lines.join('\n')}\n`);
@@ -101,11 +122,18 @@ const result = (rows: number, started: ReturnType<typeof startClock>): CopyResul
 const copyOnce = (client: pg.Client, chunks: readonly string[]) =>
   new Promise<void>((resolve, reject) => {
     const stream = client.query(copyFrom(copySql));
-    stream.on('error', reject);
+    // Once Postgres refused the COPY the stream has no connection: writing more would throw out of
+    // a 'drain' callback and kill the process instead of rejecting with the server's message.
+    let failed = false;
+    stream.on('error', (error) => {
+      failed = true;
+      reject(error);
+    });
     stream.on('finish', () => resolve());
     let i = 0;
     const write = () => {
       while (i < chunks.length) {
+        if (failed) return;
         if (!stream.write(chunks[i++]!)) {
           stream.once('drain', write);
           return;
