@@ -5,6 +5,7 @@ import { launchBrowser, openPage } from './support/browser.ts';
 import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { api } from './support/api.ts';
 import { chatTurn, exportSpans } from './tracingFixtures.ts';
 
 /** A project's Metrics tab in a real browser, on a day of traces sent over OTLP/JSON: the charts, and zooming by dragging. */
@@ -19,6 +20,12 @@ test.before(async (ctx) => {
   const turns = Array.from({ length: 72 }, (_, i) => chatTurn({ startMs: now - (i + 1) * 20 * 60_000, index: i, error: i % 7 === 0 }));
   for (const [i, turn] of turns.entries()) if (i % 9 === 0) turn[2]!.attributes!['llm.model_name'] = 'house-model-7b';
   await exportSpans(ctx.server, 'metrics-bot', turns.flat());
+  // Two scores per turn's root span, the second one rising over the day: the scores chart's series.
+  const scores = turns.flatMap((turn, i) => [
+    { span_id: turn[0]!.spanId, name: 'relevance', annotator_kind: 'LLM', result: { score: i % 2 === 0 ? 1 : 0 } },
+    { span_id: turn[0]!.spanId, name: 'correctness', annotator_kind: 'HUMAN', result: { score: 1 - i / turns.length } },
+  ]);
+  await api(ctx.server, '/v1/span_annotations?sync=true', { data: scores });
 });
 
 test.after(async (ctx) => {
@@ -26,7 +33,7 @@ test.after(async (ctx) => {
   await ctx.server?.close();
 });
 
-test('the Metrics tab draws a day of traces, errors, latency, tokens and cost; dragging across a chart zooms the range in the URL', async ({
+test('the Metrics tab draws a day of traces, errors, latency, tokens, cost and annotation scores; dragging across a chart zooms the range in the URL', async ({
   server,
   browser,
 }) => {
@@ -36,10 +43,14 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens and cost; d
   await page.getByRole('link', { name: 'Metrics' }).click();
   await page.getByRole('combobox', { name: 'Time range' }).selectOption('24h');
   await page.getByTestId('chart-traces').locator('canvas').waitFor();
-  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost']) {
+  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost', 'chart-scores']) {
     assert.ok(await page.getByTestId(chart).locator('canvas').isVisible(), `${chart} is drawn`);
   }
   assert.match(await page.getByTestId('metrics-range').innerText(), 'per hour');
+  // One series per annotation name, in the chart's legend.
+  const legend = await page.getByTestId('chart-scores').innerText();
+  assert.match(legend, 'correctness');
+  assert.match(legend, 'relevance');
   assert.match(await page.getByTestId('unpriced-models').innerText(), 'house-model-7b');
   assert.match(page.url(), /range=24h/);
   await screenshot(page, 'metrics-day');
