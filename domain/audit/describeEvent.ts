@@ -211,6 +211,17 @@ const DESCRIBE: { readonly [T in LoupeEventType]: Describe<T> } = {
   SpanDeleted: (d, s) => described(project(s, d.projectId), `Span ${d.spanId} deleted`),
   TraceDeleted: (d, s) => described(project(s, d.projectId), `Trace ${d.traceId} deleted`),
   SessionDeleted: (d, s) => described(project(s, d.projectId), `Session ${quoted(d.sessionId)} deleted`),
+  // One entry per policy run and project: the count and the rule applied, never the ids' list.
+  TracesExpired: (d, s) => {
+    const rule = [
+      d.startedBefore ? `started before ${shown(d.startedBefore)}` : '',
+      typeof d.maxTraces === 'number' ? `beyond the newest ${plural(d.maxTraces, 'trace')}` : '',
+    ].filter(Boolean);
+    return described(
+      project(s, d.projectId),
+      `${plural(count(d.traceIds), 'trace')} expired in project ${quoted(s.get('project', d.projectId).name ?? d.projectId)} by retention policy ${quoted(s.get('retentionPolicy', d.policyId).name ?? d.policyId)}${rule.length > 0 ? ` (${rule.join(', ')})` : ''}`,
+    );
+  },
   ProjectionEventSkipped: (d) =>
     described(
       { type: 'ReadModel', key: d.projection, name: d.projection },

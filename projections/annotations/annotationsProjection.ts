@@ -17,7 +17,7 @@ const CONFIG_EVENTS: readonly AnnotationConfigEvent['type'][] = [
   'AnnotationConfigAssigned',
   'AnnotationConfigUnassigned',
 ];
-const TELEMETRY_DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted'];
+const TELEMETRY_DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted', 'TracesExpired'];
 
 /**
  * Annotations and notes on spans, documents, traces and sessions, annotation configs and their

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngestedData, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import { erasedSpansOf, spanSlots } from '../../domain/tracing/erasedSpans.ts';
+import { expiredTraceIds } from '../../domain/tracing/expiredTraceIds.ts';
 import { storableName } from '../../domain/tracing/storable.ts';
 import { placeNewSpans, restartTraces, spanStartOf } from './targetStart.ts';
 
@@ -143,7 +144,7 @@ const removeTraces = async (tx: DatabaseTransactionConnection, traceIds: readonl
 /**
  * A deletion of telemetry takes the annotations with it, matched within its project exactly as
  * the tracing projector matches: a span (its trace goes when it was the last), a trace with its
- * spans, a session with all its traces.
+ * spans (an expired one alike), a session with all its traces.
  */
 export const removeTargets = async (tx: DatabaseTransactionConnection, event: StoredEvent & TelemetryDeletionEvent): Promise<void> => {
   const projectId = uuidOf(event.data);
@@ -170,6 +171,14 @@ export const removeTargets = async (tx: DatabaseTransactionConnection, event: St
         sql.unsafe`SELECT 1 FROM annotation_trace_scope WHERE trace_id = ${traceId} AND project_id = ${projectId}`,
       );
       if (found) await removeTraces(tx, [traceId]);
+      return;
+    }
+    case 'TracesExpired': {
+      const traceIds = expiredTraceIds(event.data);
+      if (traceIds.length === 0) return;
+      const found = await tx.anyFirst(sql.type(z.object({ trace_id: z.string() }))`
+        SELECT trace_id FROM annotation_trace_scope WHERE trace_id = ANY(${text(traceIds)}) AND project_id = ${projectId}`);
+      await removeTraces(tx, found);
       return;
     }
     case 'SessionDeleted': {

@@ -16,7 +16,7 @@ export const DELETION_EVENT_TYPES = ['SpanDeleted', 'TraceDeleted', 'SessionDele
 
 /** Remove from the log what one deletion (or one run of a policy's deletions) took from the read models. */
 export type RemoveContent = {
-  /** One user deletion; or the consecutive TraceDeleted of one policy run in one project (one record for them all). */
+  /** One user deletion; or the consecutive deletions of one policy run in one project (its TracesExpired; one record for them all). */
   readonly deletions: readonly { readonly id: string; readonly type: string }[];
   /** Who deleted (or which policy expired it), on which request: the record's metadata. */
   readonly actor: string;
@@ -38,16 +38,24 @@ const text = (data: unknown, field: string): string | null => {
 const distinct = (values: readonly string[]) => [...new Set(values)].sort();
 
 /**
- * A policy run deletes thousands of traces, one TraceDeleted each: removing them one record and
- * one vacuum at a time held ingest up for tens of seconds each run (BENCHMARKS.md §20). The
- * consecutive retention deletions of one policy in one project become one removal (the record
- * lists every deletion it completes). A user's deletions stay one removal each.
+ * A policy run expires thousands of traces: removing them one record and one vacuum at a time held
+ * ingest up for tens of seconds each run (BENCHMARKS.md §20). The consecutive retention deletions
+ * of one policy in one project with one cut-off (the TracesExpired of a run bigger than one event
+ * holds; a log written before TracesExpired has one TraceDeleted per trace) become one removal
+ * (the record lists every deletion it completes). A user's deletions stay one removal each.
  */
 const mergeRetention = (commands: readonly RemoveContent[]): RemoveContent[] => {
   const out: RemoveContent[] = [];
   for (const c of commands) {
     const last = out.at(-1);
-    if (!last || c.kind !== 'retention' || last.kind !== 'retention' || last.actor !== c.actor || last.projectId !== c.projectId) {
+    if (
+      !last ||
+      c.kind !== 'retention' ||
+      last.kind !== 'retention' ||
+      last.actor !== c.actor ||
+      last.projectId !== c.projectId ||
+      last.cutoff !== c.cutoff
+    ) {
       out.push(c);
       continue;
     }
@@ -68,15 +76,16 @@ const mergeRetention = (commands: readonly RemoveContent[]): RemoveContent[] => 
 };
 
 /**
- * A policy's deletions are TraceDeleted events, which carry no cut-off; the run that issued them
- * recorded it (TraceRetentionApplied, appended before them, so the read models hold it now), and
- * the removal record repeats it. A count-only run has none.
+ * A TracesExpired carries its run's cut-off (`startedBefore`). A policy's deletions in a log
+ * written before it are TraceDeleted events, which carry none; the run that issued them recorded
+ * it (TraceRetentionApplied, appended before them, so the read models hold it now), and the
+ * removal record repeats it. A count-only run has none.
  */
 const withCutoffs = async (db: CommonQueryMethods, commands: readonly RemoveContent[]): Promise<RemoveContent[]> => {
   const runs = new Map<string, string | null>();
   const out: RemoveContent[] = [];
   for (const c of commands) {
-    if (c.kind !== 'retention' || c.cutoff !== null || c.policyId === null) {
+    if (c.kind !== 'retention' || c.cutoff !== null || c.policyId === null || c.deletions[0]?.type === 'TracesExpired') {
       out.push(c);
       continue;
     }

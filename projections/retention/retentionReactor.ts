@@ -12,21 +12,22 @@ import { projectsWithRetention, type ProjectRetention } from './traceRetentionPo
 /** Record that a policy ran (TraceRetentionApplied), before the deletions of that run. */
 export type RecordRetentionRun = { readonly type: 'RecordRetentionRun'; readonly run: TraceRetentionApplied['data'] };
 
-/** Expire these traces of one project (deleted like a user's delete, by the policy). */
+/** Expire these traces of one project (TracesExpired: one event per run and project, by the policy). */
 export type ExpireTraces = {
   readonly type: 'ExpireTraces';
   readonly projectId: string;
   readonly projectName: string;
   readonly traceIds: readonly string[];
-  /** The policy's id, or `default`. */
+  /** The policy's id, or `default`, and the rules this run applied. */
   readonly policy: string;
+  readonly startedBefore: string | null;
+  readonly maxTraces: number | null;
 };
 
 export type RetentionCommand = RecordRetentionRun | ExpireTraces;
 
 /** The actor of a policy's deletions: the erasure reactor records such removals as retention. */
 export const RETENTION_ACTOR_PREFIX = 'retention:';
-const PER_COMMAND = 1000;
 const PER_RUN = 50_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -45,8 +46,8 @@ const ruleOf = (project: ProjectRetention, defaultDays: number): Rule | null =>
 
 /**
  * Applies the policies to `projects` at `now`: per policy, one run record, then the expired
- * traces of each of its projects in appends of at most 1,000 (at most 50,000 a run; the rest
- * waits for the next run). The default runs (and is recorded) on the schedule even with no project.
+ * traces of each of its projects, one command each (at most 50,000 traces a run; the rest waits
+ * for the next run). The default runs (and is recorded) on the schedule even with no project.
  */
 const applyPolicies = async (
   { db, now }: ReactorContext,
@@ -72,13 +73,15 @@ const applyPolicies = async (
     for (const project of mine) {
       const traceIds = budget > 0 ? await expiredTraces(db, project.id, { startedBefore, keep: rule.maxTraces }, budget) : [];
       budget -= traceIds.length;
-      for (let i = 0; i < traceIds.length; i += PER_COMMAND)
+      if (traceIds.length > 0)
         expiries.push({
           type: 'ExpireTraces',
           projectId: project.project_id,
           projectName: project.name,
-          traceIds: traceIds.slice(i, i + PER_COMMAND),
+          traceIds,
           policy: rule.policy,
+          startedBefore: startedBefore?.toISOString() ?? null,
+          maxTraces: rule.maxTraces,
         });
     }
     commands.push(
@@ -116,10 +119,12 @@ const touchedBy = (events: readonly StoredEvent[], projects: readonly ProjectRet
  * whose policy changed (after the read models show the change). A project's policy is its named
  * one (max_days and/or max_traces) or the default (`SERVICE_DEFAULT_RETENTION_POLICY_DAYS`). A
  * trace expires when it started before now − max_days or is older than the project's newest
- * max_traces traces. Expired traces are deleted (TraceDeleted by the actor `retention:<policy>`);
- * the read models drop their spans and the sessions left without traces, and the erasure
- * reactor removes them, their annotations and notes from the log, recording the removal as
- * retention with the policy. Each run of a policy is recorded first (TraceRetentionApplied), so
+ * max_traces traces. Expired traces are deleted: one TracesExpired per run and project (by the
+ * actor `retention:<policy>`; several when a run expires more than MAX_EXPIRED_PER_EVENT), not
+ * one event per trace, so the log keeps ~40 bytes per expired trace and the audit trail one entry
+ * per run and project. The read models drop their spans and the sessions left without traces,
+ * and the erasure reactor removes them, their annotations and notes from the log, recording the
+ * removal as retention with the policy and cut-off. Each run of a policy is recorded first (TraceRetentionApplied), so
  * the admin sees the last run and, as the removals land, what it took.
  */
 export const retentionReactor = (deps: {
@@ -155,7 +160,14 @@ export const retentionReactor = (deps: {
       await deleteTelemetry(
         deps.store,
         command.projectName,
-        { type: 'DeleteTraces', projectId: command.projectId, traceIds: command.traceIds },
+        {
+          type: 'ExpireTraces',
+          projectId: command.projectId,
+          policyId: command.policy,
+          startedBefore: command.startedBefore,
+          maxTraces: command.maxTraces,
+          traceIds: command.traceIds,
+        },
         context,
       );
     } catch (error) {

@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection, type FragmentSqlToken } from '
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
+import { expiredTraceIds } from '../../domain/tracing/expiredTraceIds.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
 import { adjustTraceRollup } from './traceRollup.ts';
 
@@ -11,16 +12,17 @@ const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}:
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * What the event deletes, as a `json_to_recordset` row. A crafted event whose project is not a
- * uuid, or whose id is not text Postgres can hold (a NUL fails the `json` to `text` cast),
- * matches nothing instead of failing the statement: no stored row could carry such an id.
+ * What the event deletes, as `json_to_recordset` rows (a TracesExpired: one per listed trace). A
+ * crafted event whose project is not a uuid, or whose id is not text Postgres can hold (a NUL
+ * fails the `json` to `text` cast), matches nothing instead of failing the statement: no stored
+ * row could carry such an id.
  */
 const target = (e: StoredEvent & TelemetryDeletionEvent): { project_id: string; id: string; event_id: string }[] => {
-  const id = e.type === 'SpanDeleted' ? e.data?.spanId : e.type === 'TraceDeleted' ? e.data?.traceId : e.data?.sessionId;
   const projectId = e.data?.projectId;
-  return typeof projectId === 'string' && UUID.test(projectId) && typeof id === 'string' && !id.includes('\u0000')
-    ? [{ project_id: projectId, id, event_id: e.id }]
-    : [];
+  if (typeof projectId !== 'string' || !UUID.test(projectId)) return [];
+  if (e.type === 'TracesExpired') return expiredTraceIds(e.data).map((id) => ({ project_id: projectId, id, event_id: e.id }));
+  const id = e.type === 'SpanDeleted' ? e.data?.spanId : e.type === 'TraceDeleted' ? e.data?.traceId : e.data?.sessionId;
+  return typeof id === 'string' && !id.includes('\u0000') ? [{ project_id: projectId, id, event_id: e.id }] : [];
 };
 
 /**
@@ -72,7 +74,9 @@ export const applyTelemetryDeletions = async (
       await recomputeSessions(tx, await recomputeTraces(tx, traces.map(Number)));
       return;
     }
-    case 'TraceDeleted': {
+    // An expired trace goes exactly as a deleted one; its spans are noted for erasure under the TracesExpired.
+    case 'TraceDeleted':
+    case 'TracesExpired': {
       await recordErasures(
         tx,
         x,

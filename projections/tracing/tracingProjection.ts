@@ -18,7 +18,7 @@ import { TRACE_ROLLUP_TABLES } from './traceRollup.ts';
 const SPANS_PER_CHUNK = 4000;
 
 const SPANS: readonly SpansIngested['type'][] = ['SpansIngested'];
-const DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted'];
+const DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted', 'TracesExpired'];
 const PROJECT_EVENTS: readonly ProjectEvent['type'][] = ['ProjectCreated', 'ProjectUpdated', 'ProjectDeleted'];
 const PRICE_EVENTS: readonly PriceEvent['type'][] = ['ModelPriceSet', 'ModelPriceDeleted'];
 

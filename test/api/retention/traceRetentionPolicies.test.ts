@@ -100,6 +100,21 @@ test('assigning a 7-day policy expires ten-day-old traces (spans, notes, session
     assert.ok(stdout.includes(newCanary));
   }
 
+  // The run left one deletion event for the project, listing the trace: no event per trace.
+  const deletions = (await everything(server)).filter((e) => ['TraceDeleted', 'TracesExpired'].includes(e.type));
+  assert.equal(
+    deletions.map((e) => [e.type, e.metadata.actor, (e.data as { traceIds: string[] }).traceIds]),
+    [['TracesExpired', 'retention:1', [shop[0]!.traceId]]],
+  );
+  const audit = await eventually(
+    async () => (await callJson(server, 'GET', '/v1/audit/events?type=TracesExpired')).body.data as { summary: string }[],
+    (entries) => entries.length > 0,
+  );
+  assert.equal(
+    audit.map((a) => a.summary.replace(/\d{4}-\S+Z/, 'CUTOFF')),
+    ['1 trace expired in project "shop" by retention policy "week" (started before CUTOFF)'],
+  );
+
   const record = (await everything(server)).find((e) => e.type === 'ContentRemoved')!;
   const removal = record.data as { kind: string; policyId: string; cutoff: string | null };
   assert.equal([removal.kind, removal.policyId], ['retention', '1']);

@@ -112,6 +112,45 @@ test('given annotations on a trace, its spans, its documents and its session, wh
       [],
     ));
 
+test('given annotations on three traces in two sessions, when a policy run expires two of them, then theirs go, the session left without traces with them; the third trace and its session keep theirs', () => {
+  const [other, third] = [newTraceId(), newTraceId()];
+  const otherSpan = spanRecord({ traceId: other, attributes: attrs({ 'session.id': 'sess-2' }) });
+  const thirdSpan = spanRecord({ traceId: third, attributes: attrs({ 'session.id': 'sess-1' }) });
+  return projectionSpec(annotationsProjection)
+    .given(
+      shop(created(P, 'shop')),
+      spans(ingested(P, [spanA, spanB, otherSpan, thirdSpan])),
+      notes(
+        recorded(
+          annotation({}),
+          annotation({ target: 'document', documentPosition: 0 }),
+          annotation({ target: 'trace', targetId: traceId }),
+          annotation({ targetId: otherSpan.spanId }),
+          annotation({ target: 'session', targetId: 'sess-2' }),
+          annotation({ targetId: thirdSpan.spanId }),
+          annotation({ target: 'trace', targetId: third }),
+          annotation({ target: 'session', targetId: 'sess-1' }),
+        ),
+      ),
+      inStream(`tracing-${P}`, {
+        type: 'TracesExpired',
+        data: { projectId: P, policyId: '1', startedBefore: null, maxTraces: 1, traceIds: [traceId, other, newTraceId()] },
+      }),
+    )
+    .then(
+      async (db) =>
+        [
+          ...(await annotationsOnTargets(db, 'span', [spanA.spanId, spanB.spanId, otherSpan.spanId, thirdSpan.spanId])),
+          ...(await annotationsOnTargets(db, 'document', [spanA.spanId])),
+          ...(await annotationsOnTargets(db, 'trace', [traceId, other, third])),
+          ...(await annotationsOnTargets(db, 'session', ['sess-1', 'sess-2'])),
+        ]
+          .map((a) => `${a.target}:${a.target_id}`)
+          .sort(),
+      [`session:sess-1`, `span:${thirdSpan.spanId}`, `trace:${third}`].sort(),
+    );
+});
+
 test('given a deleted span, then its annotations go and its sibling keeps its own', () =>
   projectionSpec(annotationsProjection)
     .given(
@@ -138,6 +177,10 @@ test('given a deletion naming another project, then nothing goes', () =>
       notes(recorded(annotation({}))),
       inStream(`tracing-${Q}`, { type: 'SpanDeleted', data: { projectId: Q, spanId: spanA.spanId } }),
       inStream(`tracing-${Q}`, { type: 'TraceDeleted', data: { projectId: Q, traceId } }),
+      inStream(`tracing-${Q}`, {
+        type: 'TracesExpired',
+        data: { projectId: Q, policyId: 'default', startedBefore: null, maxTraces: null, traceIds: [traceId] },
+      }),
     )
     .then(async (db) => (await annotationsOnTargets(db, 'span', [spanA.spanId])).length, 1));
 
@@ -292,6 +335,10 @@ test('given crafted events of every annotation type with garbage data, then the 
         { type: 'AnnotationConfigAssigned', data: { configId: 1, projectId: 'not-a-uuid' } },
         { type: 'SpanDeleted', data: { spanId: 'x' } },
         { type: 'SessionDeleted', data: { projectId: P, sessionId: 12 } },
+        { type: 'TracesExpired', data: null },
+        { type: 'TracesExpired', data: { projectId: 'not-a-uuid', traceIds: [traceId] } },
+        { type: 'TracesExpired', data: { projectId: P, traceIds: traceId } },
+        { type: 'TracesExpired', data: { projectId: P, traceIds: [7, null, {}, 'a\u0000', '\ud800'] } },
         { type: 'ApiKeyIssued', data: { keyId: null } },
         { type: 'SpansIngested', data: { projectId: P, spans: 'none' } },
         {

@@ -136,6 +136,38 @@ test('span ingestion is one entry per project, hour and actor: exports and spans
       ],
     ));
 
+test('a policy run’s TracesExpired is one entry for the project: how many traces, the policy by name and its rule, not the ids', () => {
+  const traceIds = ['a1'.repeat(16), 'b2'.repeat(16), 'c3'.repeat(16)];
+  return projectionSpec(auditTrailProjection)
+    .given(
+      inStream('project-shop', projectCreated),
+      inStream('trace-retention-policies', {
+        type: 'TraceRetentionPolicyCreated',
+        data: { policyId: 1, name: 'week', maxDays: 7, maxTraces: 1000 },
+      }),
+      inStream(`tracing-${PROJECT}`, {
+        type: 'TracesExpired',
+        data: { projectId: PROJECT, policyId: '1', startedBefore: '2024-01-25T00:00:00.000Z', maxTraces: 1000, traceIds },
+      }),
+    )
+    .thenMatches(
+      async (db) => ({
+        entries: (await everything(db)).filter((r) => r.type === 'TracesExpired').map((r) => [r.resourceType, r.resourceName, r.summary]),
+        rows: await db.anyFirst(sql.unsafe`SELECT row_to_json(t)::text FROM audit_trail t WHERE type = 'TracesExpired'`),
+      }),
+      ({ entries, rows }) => {
+        assert.equal(entries, [
+          [
+            'Project',
+            'shop',
+            '3 traces expired in project "shop" by retention policy "week" (started before 2024-01-25T00:00:00.000Z, beyond the newest 1000 traces)',
+          ],
+        ]);
+        for (const id of traceIds) assert.not.ok(rows.join('').includes(id), 'no trace id in the entry');
+      },
+    );
+});
+
 test('an event whose content a removal took is shown as erased, pointing at the removal record', () =>
   projectionSpec(auditTrailProjection)
     .given(

@@ -73,7 +73,78 @@ test('given a deletion that matched nothing, then no command', async () => {
     .then([]);
 });
 
-test('given one policy run’s deletions of two traces, then one removal (kind retention) completes both; a user’s deletion stays its own', async () => {
+test('given a policy run’s TracesExpired, then one removal of kind retention takes exactly the listed traces’ spans, naming the policy and the event’s cut-off', async () => {
+  const other = newTraceId();
+  const otherSpan = spanRecord({ traceId: other });
+  await spec
+    .given(
+      inStream(projectStream('shop'), created),
+      inStream('spans-a', ingested),
+      inStream('spans-b', { type: 'SpansIngested', data: { ...batch('shop', [otherSpan]), projectId: P } }),
+      {
+        ...inStream(
+          telemetryDeletionStream(P),
+          {
+            type: 'TracesExpired',
+            data: { projectId: P, policyId: '7', startedBefore: '2026-03-13T12:00:00.000Z', maxTraces: null, traceIds: [gone] },
+          },
+          // The rest of a run bigger than one event: the same removal.
+          {
+            type: 'TracesExpired',
+            data: {
+              projectId: P,
+              policyId: '7',
+              startedBefore: '2026-03-13T12:00:00.000Z',
+              maxTraces: null,
+              traceIds: [other, newTraceId()],
+            },
+          },
+        ),
+        actor: 'retention:7',
+      },
+    )
+    .thenMatches((commands) => {
+      assert.is(commands.length, 1);
+      const [c] = commands as RemoveContent[];
+      assert.equal([c!.kind, c!.policyId, c!.cutoff, c!.projectId], ['retention', '7', '2026-03-13T12:00:00.000Z', P]);
+      assert.equal(
+        c!.deletions.map((d) => d.type),
+        ['TracesExpired', 'TracesExpired'],
+      );
+      assert.equal(c!.spans.flatMap((s) => s.spanIds).sort(), [goneRoot.spanId, goneChild.spanId, otherSpan.spanId].sort());
+      assert.equal(c!.targets.traceIds, [gone, other].sort());
+      assert.equal(c!.targets.sessionIds, ['sess-gone']);
+      assert.is(c!.actor, 'retention:7');
+    });
+});
+
+test('given two runs of a policy in one batch, then one removal each, with its own cut-off', async () => {
+  const other = newTraceId();
+  const otherSpan = spanRecord({ traceId: other });
+  const expired = (traceId: string, startedBefore: string): DomainEvent => ({
+    type: 'TracesExpired',
+    data: { projectId: P, policyId: '7', startedBefore, maxTraces: null, traceIds: [traceId] },
+  });
+  await spec
+    .given(
+      inStream(projectStream('shop'), created),
+      inStream('spans-a', ingested),
+      inStream('spans-b', { type: 'SpansIngested', data: { ...batch('shop', [otherSpan]), projectId: P } }),
+      { ...inStream(telemetryDeletionStream(P), expired(gone, '2026-03-13T12:00:00.000Z')), actor: 'retention:7' },
+      { ...inStream(telemetryDeletionStream(P), expired(other, '2026-03-13T13:00:00.000Z')), actor: 'retention:7' },
+    )
+    .thenMatches((commands) => {
+      assert.equal(
+        (commands as RemoveContent[]).map((c) => [c.cutoff, c.targets.traceIds]),
+        [
+          ['2026-03-13T12:00:00.000Z', [gone]],
+          ['2026-03-13T13:00:00.000Z', [other]],
+        ],
+      );
+    });
+});
+
+test('given one policy run’s deletions of two traces (a log written before TracesExpired), then one removal (kind retention) completes both; a user’s deletion stays its own', async () => {
   const other = newTraceId();
   const otherSpan = spanRecord({ traceId: other });
   const userGone = newTraceId();

@@ -34,6 +34,21 @@ const run = (policyId: string, fields: Partial<Extract<RetentionCommand, { type:
   type: 'RecordRetentionRun',
   run: { policyId, ranAt: now.toISOString(), startedBefore: null, maxTraces: null, projects: 1, expiredTraces: 0, ...fields },
 });
+const expire = (
+  projectId: string,
+  projectName: string,
+  traceIds: string[],
+  policy: string,
+  rule: { startedBefore?: string; maxTraces?: number },
+): RetentionCommand => ({
+  type: 'ExpireTraces',
+  projectId,
+  projectName,
+  traceIds,
+  policy,
+  startedBefore: rule.startedBefore ?? null,
+  maxTraces: rule.maxTraces ?? null,
+});
 const policy = (policyId: number, maxDays: number | null, maxTraces: number | null): DomainEvent => ({
   type: 'TraceRetentionPolicyCreated',
   data: { policyId, name: `p${policyId}`, maxDays, maxTraces },
@@ -62,8 +77,31 @@ test('given traces started ten days ago and now, when a 7-day default policy run
     .onSchedule(now)
     .then([
       run('default', { startedBefore: '2026-03-13T12:00:00.000Z', expiredTraces: 1 }),
-      { type: 'ExpireTraces', projectId: P, projectName: 'shop', traceIds: [old], policy: 'default' },
+      expire(P, 'shop', [old], 'default', { startedBefore: '2026-03-13T12:00:00.000Z' }),
     ]);
+});
+
+test('given 1,200 expired traces in one project, then a run issues one expiry for all of them (one TracesExpired, not one event per trace)', async () => {
+  const many = Array.from({ length: 1200 }, () => newTraceId());
+  await reactorSpec(reactor(7), readModels)
+    .given(
+      inStream(projectStream('shop'), created(P, 'shop')),
+      inStream(
+        'spans-a',
+        spans(
+          P,
+          'shop',
+          many.map((id) => [id, '2026-03-01T00:00:00Z'] as [string, string]),
+        ),
+      ),
+    )
+    .onSchedule(now)
+    .thenMatches((commands) => {
+      assert.is(commands.length, 2, 'the run record and one expiry');
+      const [, expiry] = commands;
+      assert.is(expiry!.type, 'ExpireTraces');
+      assert.equal([...(expiry as Extract<RetentionCommand, { type: 'ExpireTraces' }>).traceIds].sort(), [...many].sort());
+    });
 });
 
 test('given old traces, when no default policy is set (0 days) and no project has a policy, then nothing runs', async () => {
@@ -94,9 +132,9 @@ test('a 3-trace policy keeps the project’s newest three traces and expires the
     .onSchedule(now)
     .then([
       run('default', { startedBefore: '2026-02-18T12:00:00.000Z', expiredTraces: 1 }),
-      { type: 'ExpireTraces', projectId: Q, projectName: 'lab', traceIds: [other], policy: 'default' },
+      expire(Q, 'lab', [other], 'default', { startedBefore: '2026-02-18T12:00:00.000Z' }),
       run('1', { maxTraces: 3, expiredTraces: 2 }),
-      { type: 'ExpireTraces', projectId: P, projectName: 'shop', traceIds: [t[0]!, t[1]!], policy: '1' },
+      expire(P, 'shop', [t[0]!, t[1]!], '1', { maxTraces: 3 }),
     ]);
 });
 
@@ -136,7 +174,7 @@ test('assigning a 7-day policy applies it at once to that project only; another 
     .at(now)
     .then([
       run('1', { startedBefore: '2026-03-13T12:00:00.000Z', expiredTraces: 1 }),
-      { type: 'ExpireTraces', projectId: P, projectName: 'shop', traceIds: [old], policy: '1' },
+      expire(P, 'shop', [old], '1', { startedBefore: '2026-03-13T12:00:00.000Z' }),
     ]);
 });
 
@@ -153,7 +191,7 @@ test('tightening a policy applies it at once to its projects; creating one nobod
     .at(now)
     .then([
       run('1', { startedBefore: '2026-03-15T12:00:00.000Z', expiredTraces: 1 }),
-      { type: 'ExpireTraces', projectId: P, projectName: 'shop', traceIds: [old], policy: '1' },
+      expire(P, 'shop', [old], '1', { startedBefore: '2026-03-15T12:00:00.000Z' }),
     ]);
 });
 

@@ -57,7 +57,7 @@ const span = (
 /**
  * What moves a trace's contribution: new traces in several hours and projects, a late span that
  * moves a trace into an earlier hour and makes it longer and failed, a repricing, and every kind
- * of deletion (span, trace, session, project).
+ * of deletion (span, trace, session, expiry, project).
  */
 const writeHistory = async (h: Harness) => {
   await createProject(h.store, { name: 'alpha', description: null, gradientStartColor: '#000000' }, context);
@@ -70,6 +70,12 @@ const writeHistory = async (h: Harness) => {
   await ingestSpans(
     h.store,
     [batch('alpha', [span(traces[1]!, '2026-11-20T09:59:00Z', 90_000, { parentId: roots[1]!.spanId, error: true })])],
+    context,
+  );
+  const expiring = newTraceId();
+  await ingestSpans(
+    h.store,
+    [batch('alpha', [span(expiring, '2026-11-20T11:40:00Z', 30, { prompt: 3, error: true, session: 's1' })])],
     context,
   );
   await setModelPrice(
@@ -89,6 +95,13 @@ const writeHistory = async (h: Harness) => {
   await deleteTelemetry(h.store, 'alpha', { type: 'DeleteSpans', projectId: alpha, spanIds: [roots[2]!.spanId] }, context);
   await deleteTelemetry(h.store, 'alpha', { type: 'DeleteTraces', projectId: alpha, traceIds: [traces[3]!] }, context);
   await deleteTelemetry(h.store, 'alpha', { type: 'DeleteSessions', projectId: alpha, sessionIds: ['s0'] }, context);
+  // A policy run: a trace sharing its hour with trace 1, and trace 2 (already gone with its only span).
+  await deleteTelemetry(
+    h.store,
+    'alpha',
+    { type: 'ExpireTraces', projectId: alpha, policyId: '1', startedBefore: null, maxTraces: 3, traceIds: [expiring, traces[2]!] },
+    context,
+  );
   await ingestSpans(h.store, [batch('gamma', [span(newTraceId(), '2026-11-20T10:30:00Z', 10, { prompt: 5 })])], context);
   await deleteProject(h.store, 'gamma', { projectId: await projectId(h, 'gamma'), defaultProjectName: 'default' }, context);
   await h.project();

@@ -98,6 +98,13 @@ const writePoison = async (h: Harness) => {
   await appendRaw(h, `spans-x-${randomUUID()}`, 'SpanDeleted', { projectId: nulProject, spanId: 'a\u0000' });
   await appendRaw(h, `spans-x-${randomUUID()}`, 'TraceDeleted', null);
   await appendRaw(h, `spans-x-${randomUUID()}`, 'SessionDeleted', { projectId: nulProject, sessionId: 42 });
+  await appendRaw(h, `spans-x-${randomUUID()}`, 'TracesExpired', null);
+  await appendRaw(h, `spans-x-${randomUUID()}`, 'TracesExpired', { projectId: 'not-a-uuid', policyId: 7, traceIds: [trace] });
+  await appendRaw(h, `spans-x-${randomUUID()}`, 'TracesExpired', { projectId: nulProject, traceIds: 'every one' });
+  await appendRaw(h, `spans-x-${randomUUID()}`, 'TracesExpired', {
+    projectId: nulProject,
+    traceIds: [7, null, {}, ['x'], 'a\u0000', '\ud800', 'x'.repeat(5000)],
+  });
 };
 
 const normalSpanIsVisible = async (h: Harness) => {
@@ -150,6 +157,22 @@ test('a rebuild over the same poison gives the same rows, ids included', async (
     storeInTransaction: h.storeInTransaction,
   });
   assert.equal(await dumpTracing(h.db.pool), live);
+});
+
+test('a TracesExpired listing junk among real trace ids expires those traces and nothing else, and stops nothing', async ({ h }) => {
+  const projectId = await createdRaw(h, 'expiring');
+  const [gone, kept] = [newTraceId(), newTraceId()];
+  await ingestedRaw(h, projectId, 'expiring', [spanRecord({ traceId: gone }), spanRecord({ traceId: kept })]);
+  await appendRaw(h, `tracing-${projectId}`, 'TracesExpired', {
+    projectId,
+    policyId: '1',
+    startedBefore: 'whenever',
+    maxTraces: 'many',
+    traceIds: [42, 'n\u0000ul', '\udc00', null, gone, { traceId: kept }],
+  });
+  await h.project();
+  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT trace_id FROM traces`), [{ trace_id: kept }]);
+  await normalSpanIsVisible(h);
 });
 
 test('token sums that overflow bigint are clamped, not an error', async ({ h }) => {

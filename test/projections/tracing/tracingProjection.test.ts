@@ -3,14 +3,15 @@ import * as assert from 'uvu/assert';
 import type { CommonQueryMethods } from 'slonik';
 import type { ProjectCreated, ProjectDeleted } from '../../../domain/projects/events.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
-import type { SpanDeleted, SpansIngested, TraceDeleted } from '../../../domain/tracing/events.ts';
+import { sql } from 'slonik';
+import type { SpanDeleted, SpansIngested, TraceDeleted, TracesExpired } from '../../../domain/tracing/events.ts';
 import { ingestStream, telemetryDeletionStream } from '../../../domain/tracing/tracingStream.ts';
 import { findProjectByName } from '../../../projections/projects/projectQueries.ts';
 import { listSpans } from '../../../projections/tracing/spanQueries.ts';
 import { findTrace } from '../../../projections/tracing/traceQueries.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { inStream, projectionSpec } from '../../support/projectionSpec.ts';
-import { batch, nanos, spanRecord } from '../../support/spanFixtures.ts';
+import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 
 /** The tracing read model, given/when/then: spans in, spans, traces and their deletions out. */
 const spec = projectionSpec(tracingProjection);
@@ -72,6 +73,35 @@ test('given spans, when their trace is deleted, then no span and no trace is lef
   const history = [project, spans, inStream(telemetryDeletionStream(projectId), deleted)];
   await spec.given(...history).then(spansOf, []);
   await spec.given(...history).then((db) => findTrace(db, { traceId }), null);
+});
+
+test('given traces in two sessions, when a policy run expires two of them, then exactly those go (spans, rollup, the session left without traces) and their spans are noted for erasure under the TracesExpired', async () => {
+  const [a, b, c] = [newTraceId(), newTraceId(), newTraceId()];
+  const turn = (id: string, session: string) =>
+    spanRecord({ traceId: id, startTimeUnixNano: nanos('2024-01-01T00:00:00Z'), attributes: attrs({ 'session.id': session }) });
+  const three: SpansIngested = {
+    type: 'SpansIngested',
+    data: { ...batch('shop', [turn(a, 'kept'), turn(b, 'kept'), turn(c, 'emptied')]), projectId },
+  };
+  const expired: TracesExpired = {
+    type: 'TracesExpired',
+    data: { projectId, policyId: '7', startedBefore: '2024-01-02T00:00:00.000Z', maxTraces: null, traceIds: [a, c, newTraceId()] },
+  };
+  await spec.given(project, inStream(ingestStream(projectId), three), inStream(telemetryDeletionStream(projectId), expired)).then(
+    async (db) => ({
+      traces: await db.anyFirst(sql.unsafe`SELECT trace_id FROM traces`),
+      sessions: await db.anyFirst(sql.unsafe`SELECT session_id FROM sessions`),
+      rolledUp: await db.oneFirst(sql.unsafe`SELECT coalesce(sum(trace_count), 0)::int FROM trace_metric_hours`),
+      erasures: await db.any(sql.unsafe`
+        SELECT e.type, x.trace_id FROM tracing_erasures x JOIN events e ON e.event_id = x.deletion_event ORDER BY x.trace_id`),
+    }),
+    {
+      traces: [b],
+      sessions: ['kept'],
+      rolledUp: 1,
+      erasures: [a, c].sort().map((trace_id) => ({ type: 'TracesExpired', trace_id })),
+    },
+  );
 });
 
 test('given spans sent to a project that was deleted before they landed, then they are dropped with it', async () => {

@@ -26,7 +26,7 @@ const idOf = async (h: Harness, name: string) => {
   return s.projectId;
 };
 
-/** A history with everything the projector does: ingest, duplicates, sessions across projects, every kind of deletion, a re-created project. */
+/** A history with everything the projector does: ingest, duplicates, sessions across projects, every kind of deletion (an expiry too), a re-created project. */
 const writeHistory = async (h: Harness) => {
   await createProject(h.store, { name: 'alpha', description: 'a', gradientStartColor: '#000000' }, context);
   const traces = Array.from({ length: 12 }, () => newTraceId());
@@ -48,6 +48,21 @@ const writeHistory = async (h: Harness) => {
     await ingestSpans(h.store, [batch(project, i === 5 ? [root, child, root] : [root, child])], context);
     // a late span of an earlier trace, sent to the other project
     if (i > 2) await ingestSpans(h.store, [batch('beta', [spanRecord({ traceId: traces[i - 3]! })])], context);
+    // a policy run, early in the log, after the late span of the trace it expires
+    if (i === 4)
+      await deleteTelemetry(
+        h.store,
+        'alpha',
+        {
+          type: 'ExpireTraces',
+          projectId: await idOf(h, 'alpha'),
+          policyId: 'default',
+          startedBefore: '2024-01-02T00:00:00.000Z',
+          maxTraces: null,
+          traceIds: [traces[0]!],
+        },
+        context,
+      );
   }
   await updateProject(h.store, 'alpha', { projectId: await idOf(h, 'alpha'), description: 'changed' }, context);
   const alpha = await idOf(h, 'alpha');
