@@ -28,9 +28,9 @@ export type SessionDeleted = DomainEvent<'SessionDeleted', { readonly projectId:
  * Traces one run of a retention policy expired in one project: read like the TraceDeleted of each
  * listed trace, but one event (and one audit entry) per run and project instead of one per trace,
  * so what an expired trace leaves in the log is its id. Ids only, never content; at most
- * MAX_EXPIRED_PER_EVENT of them (telemetryDeletionDecider.ts; a bigger run is several events). `policyId` is the policy's id
- * or `default`; `startedBefore` the cut-off by age and `maxTraces` the count kept, as the run
- * applied them (null: that rule is not set).
+ * MAX_EXPIRED_PER_EVENT of them (telemetryDeletionDecider.ts; a bigger run is several events).
+ * `policyId` is the policy's id or `default`; `startedBefore` the cut-off by age and `maxTraces`
+ * the count kept, as the run applied them (null: that rule is not set).
  */
 export type TracesExpired = DomainEvent<
   'TracesExpired',

@@ -120,12 +120,12 @@ const touchedBy = (events: readonly StoredEvent[], projects: readonly ProjectRet
  * one (max_days and/or max_traces) or the default (`SERVICE_DEFAULT_RETENTION_POLICY_DAYS`). A
  * trace expires when it started before now − max_days or is older than the project's newest
  * max_traces traces. Expired traces are deleted: one TracesExpired per run and project (by the
- * actor `retention:<policy>`; several when a run expires more than MAX_EXPIRED_PER_EVENT), not
- * one event per trace, so the log keeps ~40 bytes per expired trace and the audit trail one entry
- * per run and project. The read models drop their spans and the sessions left without traces,
+ * actor `retention:<policy>`; several past MAX_EXPIRED_PER_EVENT traces), not one event per
+ * trace, so the log keeps ~40 bytes per expired trace and the audit trail one entry per run and
+ * project. The read models drop their spans and the sessions left without traces,
  * and the erasure reactor removes them, their annotations and notes from the log, recording the
- * removal as retention with the policy and cut-off. Each run of a policy is recorded first (TraceRetentionApplied), so
- * the admin sees the last run and, as the removals land, what it took.
+ * removal as retention with the policy and cut-off. Each run of a policy is recorded first
+ * (TraceRetentionApplied), so the admin sees the last run and, as the removals land, what it took.
  */
 export const retentionReactor = (deps: {
   readonly store: EventStore;

@@ -65,6 +65,25 @@ const dumped = async (server: TestServer, dataDir: string | undefined): Promise<
   return Buffer.concat(await Promise.all(files.map((f) => readFile(join(f.parentPath, f.name)))));
 };
 
+/** The tracing and annotations read models' rows (annotation ids aside: a counter, not a row). */
+const readModelRows = async (server: TestServer) => {
+  const dump = async (tables: readonly string[]) => {
+    const out: Record<string, unknown[]> = {};
+    for (const t of tables) out[t] = [...(await server.pool.any(sql.unsafe`SELECT * FROM ${sql.identifier([t])} ORDER BY 1`))];
+    return out;
+  };
+  return {
+    tracing: await dump(tracingProjection.tables),
+    annotations: await dump(annotationsProjection.tables.filter((t) => t !== 'annotation_ids')),
+  };
+};
+const rebuildTracingAndAnnotations = async (server: TestServer) => {
+  // With the log in the SQL database, the rebuild reads it inside its own transaction.
+  const storeInTransaction = server.config.database.eventStoreUrl ? undefined : createPostgresEventStore;
+  await rebuildProjection(server.pool, server.store, tracingProjection, { batchSize: 3, storeInTransaction });
+  await rebuildProjection(server.pool, server.store, annotationsProjection, { batchSize: 3, storeInTransaction });
+};
+
 /** One OTLP request's worth (one SpansIngested event): session A (two traces) and session B, each with its canary. */
 const seedTwoSessions = async (server: TestServer) => {
   const a = canary('A');
@@ -197,19 +216,10 @@ test('after removals, a rebuild of the read models equals the live ones (ids inc
     (n) => n === 2,
   );
   await server.runner.catchUp();
-  const dump = async (tables: readonly string[]) => {
-    const out: Record<string, unknown[]> = {};
-    for (const t of tables) out[t] = [...(await server.pool.any(sql.unsafe`SELECT * FROM ${sql.identifier([t])} ORDER BY 1`))];
-    return out;
-  };
-  const annotationTables = annotationsProjection.tables.filter((t) => t !== 'annotation_ids');
-  const live = { tracing: await dump(tracingProjection.tables), annotations: await dump(annotationTables) };
+  const live = await readModelRows(server);
   assert.is(live.tracing.spans!.length, 2, 'B and the later span remain');
-  // With the log in the SQL database, the rebuild reads it inside its own transaction.
-  const storeInTransaction = server.config.database.eventStoreUrl ? undefined : createPostgresEventStore;
-  await rebuildProjection(server.pool, server.store, tracingProjection, { batchSize: 3, storeInTransaction });
-  await rebuildProjection(server.pool, server.store, annotationsProjection, { batchSize: 3, storeInTransaction });
-  assert.equal({ tracing: await dump(tracingProjection.tables), annotations: await dump(annotationTables) }, live);
+  await rebuildTracingAndAnnotations(server);
+  assert.equal(await readModelRows(server), live);
 });
 
 test.run();
@@ -237,6 +247,10 @@ retention(
     const spans = [span(oldCanary, new Date(Date.now() - 10 * 24 * 3600 * 1000)), span(newCanary, new Date())];
     const position = await ingestSpans(server.store, [batch('kept-short', spans)], { actor: 'test', requestId: null });
     await server.runner.waitFor(position!, 60_000);
+    for (const s of spans) {
+      const noted = await callJson(server, 'POST', '/v1/span_notes', { data: { span_id: s.spanId, note: `note on ${s.spanId}` } });
+      assert.is(noted.status, 200, noted.text);
+    }
     await server.reactors.runSchedule('retention');
     await eventually(
       async () => Number(await inEventsTable(server, oldCanary)),
@@ -262,6 +276,27 @@ retention(
     assert.equal((record.data as { kind: string; policyId: string }).kind, 'retention');
     assert.equal((record.data as { policyId: string }).policyId, 'default');
     assert.is(record.metadata.actor, 'retention:default');
+    assert.equal(
+      (record.data as { deletions: { type: string }[] }).deletions.map((d) => d.type),
+      ['TracesExpired'],
+    );
+
+    // Rebuilt from the log the expiry left (one TracesExpired, the span removed), the read models are the live ones.
+    await server.runner.catchUp();
+    const live = await readModelRows(server);
+    assert.equal(
+      live.annotations.annotations!.map((a) => (a as { target_id: string }).target_id),
+      [spans[1]!.spanId],
+      'the expired span’s note went with it',
+    );
+    await rebuildTracingAndAnnotations(server);
+    // An annotation removed from the log leaves no stub (a span does), so a rebuild numbers the
+    // annotations after it from a lower id: rows compared without their id.
+    const withoutIds = (rows: Awaited<ReturnType<typeof readModelRows>>) => ({
+      ...rows,
+      annotations: { ...rows.annotations, annotations: rows.annotations.annotations!.map((a) => ({ ...(a as object), id: null })) },
+    });
+    assert.equal(withoutIds(await readModelRows(server)), withoutIds(live));
   },
 );
 
