@@ -1,3 +1,6 @@
+import { annotationKey } from './annotationKey.ts';
+import { distinctAnnotations } from './distinctAnnotations.ts';
+import { storableAnnotation } from './annotationRecord.ts';
 import type { AnnotationRecord, AnnotationsRecorded } from './events.ts';
 
 /** What an erasure takes annotations off: span (and their documents'), trace and session ids. */
@@ -15,12 +18,76 @@ export const isOnErased = (a: Pick<AnnotationRecord, 'target' | 'targetId'>, t: 
       : a.target === 'session' && t.sessionIds.has(a.targetId);
 
 /**
+ * What stays of an annotation removed from an `AnnotationsRecorded` event (retention, erasure):
+ * only where it was, `at`, its slot among the event's annotations as the projector first met them
+ * (`distinctAnnotations`: one per upsert key, in the order of their last occurrence). Nothing of its
+ * content, not even its name or target. The projector hands out one row id per slot, so a rebuild
+ * must count the removed ones too to give every later annotation the id it has live.
+ * Events rewritten before stubs existed have none: their rebuild numbers later annotations from a
+ * lower id, and nothing can restore that now (the content is gone); only new removals keep ids.
+ */
+export type ErasedAnnotation = { readonly at: number };
+
+/** One slot of an event's annotations in the projector's order: an annotation, or where a removed one was. */
+export type AnnotationSlot<A> =
+  | { readonly annotation: A; readonly erased?: undefined }
+  | { readonly annotation?: undefined; readonly erased: ErasedAnnotation };
+
+/** The removed annotations an event's data records (checked: a crafted event's junk and repeated slots are left out). */
+export const erasedAnnotationsOf = (data: unknown): ErasedAnnotation[] => {
+  const raw = (data as { erased?: unknown } | null | undefined)?.erased;
+  if (!Array.isArray(raw)) return [];
+  const seen = new Set<number>();
+  return raw.flatMap((e: unknown) => {
+    const at = (typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : {}).at;
+    if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0 || seen.has(at)) return [];
+    seen.add(at);
+    return [{ at }];
+  });
+};
+
+/**
+ * The event's annotations (one per key, in order) and removed annotations merged back into the
+ * order the projector first met them. A stub whose slot lies past the end (a crafted event) comes
+ * after the others, in order.
+ */
+export const annotationSlots = <A>(annotations: readonly A[], erasedAnnotations: readonly ErasedAnnotation[]): AnnotationSlot<A>[] => {
+  const erased = [...erasedAnnotations].sort((a, b) => a.at - b.at);
+  if (erased.length === 0) return annotations.map((annotation) => ({ annotation }));
+  const slots: AnnotationSlot<A>[] = [];
+  let a = 0;
+  let e = 0;
+  while (a < annotations.length || e < erased.length) {
+    if (e < erased.length && (erased[e]!.at <= slots.length || a >= annotations.length)) slots.push({ erased: erased[e++]! });
+    else slots.push({ annotation: annotations[a++]! });
+  }
+  return slots;
+};
+
+/**
  * An `AnnotationsRecorded` event's data without the annotations (and notes) on erased targets,
- * or undefined when it holds none. Pure: the rewrite a removal runs inside the store.
+ * or undefined when it holds none. Every occurrence of a removed key goes, and the key's slot
+ * becomes an `ErasedAnnotation` beside those a former removal left. Junk a crafted event holds
+ * (no storable target) stays as stored: it is on no target. Pure: the rewrite a removal runs
+ * inside the store.
  */
 export const withoutAnnotations = (data: unknown, targets: AnnotationTargets): AnnotationsRecorded['data'] | undefined => {
   const d = data as AnnotationsRecorded['data'];
   if (!Array.isArray(d?.annotations)) return undefined;
-  const kept = d.annotations.filter((a) => !(typeof a?.targetId === 'string' && isOnErased(a, targets)));
-  return kept.length === d.annotations.length ? undefined : { ...d, annotations: kept };
+  const slots = annotationSlots(distinctAnnotations(d.annotations), erasedAnnotationsOf(d));
+  const removedKeys = new Set<string>();
+  const erased: ErasedAnnotation[] = [];
+  slots.forEach((slot, at) => {
+    if (slot.erased) erased.push(slot.erased);
+    else if (isOnErased(slot.annotation.annotation, targets)) {
+      removedKeys.add(slot.annotation.key);
+      erased.push({ at });
+    }
+  });
+  if (removedKeys.size === 0) return undefined;
+  const kept = d.annotations.filter((raw) => {
+    const a = storableAnnotation(raw);
+    return a === null || !removedKeys.has(annotationKey(a));
+  });
+  return { ...d, annotations: kept, erased };
 };

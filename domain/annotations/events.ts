@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../decider.ts';
 import type { JsonObject } from '../tracing/jsonValue.ts';
 import type { AnnotationConfigData } from './annotationConfig.ts';
+import type { ErasedAnnotation } from './erasedAnnotations.ts';
 
 export type AnnotatorKind = 'HUMAN' | 'LLM' | 'CODE';
 export const ANNOTATOR_KINDS: readonly AnnotatorKind[] = ['HUMAN', 'LLM', 'CODE'];
@@ -39,7 +40,12 @@ export type AnnotationRecord = {
  */
 export type AnnotationsRecorded = DomainEvent<
   'AnnotationsRecorded',
-  { readonly source: AnnotationSource; readonly annotations: readonly AnnotationRecord[] }
+  {
+    readonly source: AnnotationSource;
+    readonly annotations: readonly AnnotationRecord[];
+    /** Annotations removed from this event since (retention, erasure): where they were, never what they held. */
+    readonly erased?: readonly ErasedAnnotation[];
+  }
 >;
 
 /**

@@ -1,9 +1,9 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import { storableAnnotation } from '../../domain/annotations/annotationRecord.ts';
+import { distinctAnnotations } from '../../domain/annotations/distinctAnnotations.ts';
+import { annotationSlots, erasedAnnotationsOf } from '../../domain/annotations/erasedAnnotations.ts';
 import type { AnnotationsRecorded } from '../../domain/annotations/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { annotationKey } from './annotationKey.ts';
 import { targetPlacement } from './targetStart.ts';
 
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::jsonb`;
@@ -23,43 +23,44 @@ const authorOf = async (tx: DatabaseTransactionConnection, actor: string): Promi
 
 /**
  * One request's annotations in one statement: new keys get the next row ids (handed out per
- * event in request order, so a replay hands out the same ones), existing keys are overwritten
- * in every field but their id and creation time — nulls too, as the reference does. Within one
+ * event in request order, so a replay hands out the same ones; removed annotations keep their
+ * place), existing keys are overwritten in every field but their id and creation time — nulls
+ * too, as the reference does. Within one
  * event the last annotation of a key wins. A new row on a known span or trace takes its target's
  * project and start time (targetStart.ts); an existing row has them already (same target).
  */
 export const applyAnnotationsRecorded = async (tx: DatabaseTransactionConnection, event: StoredEvent): Promise<void> => {
   const data = event.data as Partial<AnnotationsRecorded['data']> | null;
-  const raw = Array.isArray(data?.annotations) ? data.annotations : [];
   const source = data?.source === 'APP' ? 'APP' : 'API';
-  const byKey = new Map<string, ReturnType<typeof storableAnnotation> & object>();
-  for (const item of raw) {
-    const a = storableAnnotation(item);
-    if (a === null) continue;
-    const key = annotationKey(a);
-    byKey.delete(key); // re-inserted last: the last occurrence wins and keeps its request order
-    byKey.set(key, a);
-  }
-  if (byKey.size === 0) return;
+  // Annotations removed from the log since (erasedAnnotations.ts) took a row id live, one per slot:
+  // they take it here too, without a row, so every later annotation keeps its id.
+  const slots = annotationSlots(distinctAnnotations(data?.annotations), erasedAnnotationsOf(data));
+  if (slots.length === 0) return;
+  const first = await tx.oneFirst(sql.type(z.object({ last: z.bigint() }))`
+    UPDATE annotation_ids SET last = last + ${slots.length} WHERE kind = 'annotation' RETURNING last - ${slots.length} AS last`);
+  const rows = slots.flatMap((slot, i) => {
+    if (slot.erased) return [];
+    const { key, annotation: a } = slot.annotation;
+    return [
+      {
+        id: Number(first) + i + 1,
+        key,
+        target: a.target,
+        target_id: a.targetId,
+        document_position: a.documentPosition,
+        name: a.name,
+        identifier: a.identifier,
+        annotator_kind: a.annotatorKind,
+        label: a.label,
+        score: a.score,
+        explanation: a.explanation,
+        metadata: a.metadata,
+      },
+    ];
+  });
+  if (rows.length === 0) return;
   const actor = typeof event.metadata.actor === 'string' ? event.metadata.actor : 'unknown';
   const userId = await authorOf(tx, actor);
-  const first = await tx.oneFirst(sql.type(z.object({ last: z.bigint() }))`
-    UPDATE annotation_ids SET last = last + ${byKey.size} WHERE kind = 'annotation' RETURNING last - ${byKey.size} AS last`);
-  let next = Number(first);
-  const rows = [...byKey].map(([key, a]) => ({
-    id: ++next,
-    key,
-    target: a.target,
-    target_id: a.targetId,
-    document_position: a.documentPosition,
-    name: a.name,
-    identifier: a.identifier,
-    annotator_kind: a.annotatorKind,
-    label: a.label,
-    score: a.score,
-    explanation: a.explanation,
-    metadata: a.metadata,
-  }));
   const at = event.metadata.time;
   await tx.query(sql.unsafe`
     INSERT INTO annotations (id, key, target, target_id, document_position, name, identifier, annotator_kind, label, score,

@@ -2,7 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { storableAnnotation } from '../../domain/annotations/annotationRecord.ts';
 import type { AnnotationsRemoved } from '../../domain/annotations/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { annotationKey } from './annotationKey.ts';
+import { annotationKey } from '../../domain/annotations/annotationKey.ts';
 
 /** Single annotations by key; a key already gone matches nothing. */
 export const applyAnnotationsRemoved = async (tx: DatabaseTransactionConnection, event: StoredEvent): Promise<void> => {

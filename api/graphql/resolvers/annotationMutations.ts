@@ -6,7 +6,7 @@ import { recordAnnotations } from '../../../domain/annotations/recordAnnotations
 import { removeAnnotations } from '../../../domain/annotations/removeAnnotations.ts';
 import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
 import type { JsonObject } from '../../../domain/tracing/jsonValue.ts';
-import { annotationKey } from '../../../projections/annotations/annotationKey.ts';
+import { annotationKey } from '../../../domain/annotations/annotationKey.ts';
 import { annotationIdsByKey, annotationsByIds, type AnnotationRow } from '../../../projections/annotations/annotationQueries.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { settle } from '../../http/settle.ts';

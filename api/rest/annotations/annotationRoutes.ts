@@ -6,7 +6,7 @@ import { ANNOTATOR_KINDS, type AnnotationRecord, type AnnotationTarget, type Ann
 import { deleteAnnotations } from '../../../domain/annotations/deleteAnnotations.ts';
 import { recordAnnotations } from '../../../domain/annotations/recordAnnotations.ts';
 import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
-import { annotationKey } from '../../../projections/annotations/annotationKey.ts';
+import { annotationKey } from '../../../domain/annotations/annotationKey.ts';
 import { annotationIdsByKey, knownTargets, listAnnotations } from '../../../projections/annotations/annotationQueries.ts';
 import { documentCounts } from '../../../projections/annotations/documentCountQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';

@@ -1,5 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+import { withoutAnnotations } from '../../../domain/annotations/erasedAnnotations.ts';
 import type { AnnotationRecord } from '../../../domain/annotations/events.ts';
 import type { DomainEvent } from '../../../domain/decider.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
@@ -364,5 +367,67 @@ test('given annotations, when some are removed by key, then exactly those go', (
       }),
     )
     .then(async (db) => (await spanList()(db)).map((a) => `${a.name}/${a.identifier}`), ['correctness/other', 'keep/']));
+
+/** Every row's id with what names it, in id order. */
+const idsOf = async (db: CommonQueryMethods) =>
+  (
+    await db.any(sql.type(z.object({ id: z.bigint(), target_id: z.string(), name: z.string() }))`
+      SELECT id, target_id, name FROM annotations ORDER BY id`)
+  ).map((r) => `${Number(r.id)} ${r.target_id === spanA.spanId ? 'A' : r.target_id === spanB.spanId ? 'B' : r.target_id}/${r.name}`);
+
+// An event with the erased span's annotations in the middle (and a key repeated: the last
+// occurrence places it), one holding only annotations on it, and annotations after both.
+const history = [
+  recorded(
+    annotation({ name: 'x' }),
+    annotation({ targetId: spanB.spanId, name: 'y' }),
+    annotation({ name: 'z' }),
+    annotation({ name: 'x', label: 'again' }),
+  ),
+  recorded(annotation({ targetId: spanB.spanId, name: 'only' }), annotation({ targetId: spanB.spanId, name: 'only2' })),
+  recorded(annotation({ name: 'later' }), annotation({ targetId: spanB.spanId, name: 'y' })),
+  recorded(annotation({ name: 'last' })),
+];
+const erasingB = { spanIds: new Set([spanB.spanId]), traceIds: new Set<string>(), sessionIds: new Set<string>() };
+const removed = (events: readonly DomainEvent[]): DomainEvent[] =>
+  events.map((e) => ({ ...e, data: withoutAnnotations(e.data, erasingB) ?? e.data }));
+
+test('given annotations on a span live, then each gets its id in log order, one per key placed by its last occurrence', () =>
+  projectionSpec(annotationsProjection)
+    .given(shop(created(P, 'shop')), spans(ingested(P)), notes(...history))
+    .then(idsOf, ['1 B/y', '2 A/z', '3 A/x', '4 B/only', '5 B/only2', '6 A/later', '8 A/last']));
+
+test('given the log after a removal of a span’s annotations (mid-event and whole events), when rebuilt, then every remaining annotation has its live id', () =>
+  projectionSpec(annotationsProjection)
+    .given(shop(created(P, 'shop')), spans(ingested(P)), notes(...removed(history)))
+    .then(idsOf, ['2 A/z', '3 A/x', '6 A/later', '8 A/last']));
+
+test('given the log after two removals (one span’s, then the other’s), when rebuilt, then the ids handed out after them stay', () => {
+  const erasingA = { spanIds: new Set([spanA.spanId]), traceIds: new Set<string>(), sessionIds: new Set<string>() };
+  const twice = removed(history).map((e) => ({ ...e, data: withoutAnnotations(e.data, erasingA) ?? e.data }));
+  return projectionSpec(annotationsProjection)
+    .given(shop(created(P, 'shop')), spans(ingested(P)), notes(...twice, recorded(annotation({ name: 'after' }))))
+    .then(idsOf, ['9 A/after']);
+});
+
+test('given a crafted event with junk among its removed annotations, then only the well-formed slots take an id, once each', () =>
+  projectionSpec(annotationsProjection)
+    .given(
+      shop(created(P, 'shop')),
+      spans(ingested(P)),
+      notes(
+        { type: 'AnnotationsRecorded', data: { source: 'API', annotations: [], erased: 'no' } },
+        {
+          type: 'AnnotationsRecorded',
+          data: {
+            source: 'API',
+            annotations: [annotation({ name: 'kept' })],
+            erased: [null, 'x', {}, { at: -1 }, { at: 1.5 }, { at: '0' }, { at: 2 ** 60 }, { at: 0 }, { at: 0 }],
+          },
+        },
+        recorded(annotation({ name: 'after' })),
+      ),
+    )
+    .then(idsOf, ['2 A/kept', '3 A/after']));
 
 test.run();
