@@ -1,3 +1,4 @@
+import { inFirstOrder } from '../inFirstOrder.ts';
 import { annotationKey } from './annotationKey.ts';
 import { distinctAnnotations } from './distinctAnnotations.ts';
 import { storableAnnotation } from './annotationRecord.ts';
@@ -51,18 +52,8 @@ export const erasedAnnotationsOf = (data: unknown): ErasedAnnotation[] => {
  * order the projector first met them. A stub whose slot lies past the end (a crafted event) comes
  * after the others, in order.
  */
-export const annotationSlots = <A>(annotations: readonly A[], erasedAnnotations: readonly ErasedAnnotation[]): AnnotationSlot<A>[] => {
-  const erased = [...erasedAnnotations].sort((a, b) => a.at - b.at);
-  if (erased.length === 0) return annotations.map((annotation) => ({ annotation }));
-  const slots: AnnotationSlot<A>[] = [];
-  let a = 0;
-  let e = 0;
-  while (a < annotations.length || e < erased.length) {
-    if (e < erased.length && (erased[e]!.at <= slots.length || a >= annotations.length)) slots.push({ erased: erased[e++]! });
-    else slots.push({ annotation: annotations[a++]! });
-  }
-  return slots;
-};
+export const annotationSlots = <A>(annotations: readonly A[], erasedAnnotations: readonly ErasedAnnotation[]): AnnotationSlot<A>[] =>
+  inFirstOrder(annotations, erasedAnnotations, (annotation) => ({ annotation }));
 
 /**
  * An `AnnotationsRecorded` event's data without the annotations (and notes) on erased targets,

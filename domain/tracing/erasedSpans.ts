@@ -1,3 +1,4 @@
+import { inFirstOrder } from '../inFirstOrder.ts';
 import type { SpanRecord } from './spanRecord.ts';
 import { storableName } from './storable.ts';
 import type { SpansIngestedData } from './events.ts';
@@ -31,18 +32,8 @@ export const erasedSpansOf = (data: unknown): ErasedSpan[] => {
  * The event's spans and removed spans merged back into their first order. `spans` are the ones
  * still stored (in order), `erased` says where the removed ones were.
  */
-export const spanSlots = <S>(spans: readonly S[], erasedSpans: readonly ErasedSpan[]): SpanSlot<S>[] => {
-  const erased = [...erasedSpans].sort((a, b) => a.at - b.at);
-  if (erased.length === 0) return spans.map((span) => ({ span }));
-  const slots: SpanSlot<S>[] = [];
-  let s = 0;
-  let e = 0;
-  while (s < spans.length || e < erased.length) {
-    if (e < erased.length && (erased[e]!.at <= slots.length || s >= spans.length)) slots.push({ erased: erased[e++]! });
-    else slots.push({ span: spans[s++]! });
-  }
-  return slots;
-};
+export const spanSlots = <S>(spans: readonly S[], erasedSpans: readonly ErasedSpan[]): SpanSlot<S>[] =>
+  inFirstOrder(spans, erasedSpans, (span) => ({ span }));
 
 /**
  * The event's data without the spans `remove` picks: those spans become `ErasedSpan`s, resources
