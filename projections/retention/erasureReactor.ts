@@ -1,4 +1,5 @@
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
+import { distinctAnnotations } from '../../domain/annotations/distinctAnnotations.ts';
 import { withoutAnnotations, isOnErased, type AnnotationTargets } from '../../domain/annotations/erasedAnnotations.ts';
 import { eventMetadata } from '../../domain/eventMetadata.ts';
 import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
@@ -212,7 +213,8 @@ const annotationEventsOn = async (store: EventStore, targets: AnnotationTargets)
     for (const e of page) {
       const annotations = (e.data as { annotations?: unknown } | null)?.annotations;
       if (!Array.isArray(annotations)) continue;
-      const on = annotations.filter((a) => typeof a?.targetId === 'string' && isOnErased(a, targets)).length;
+      // Counted as the rewrite removes them: one per upsert key (a key repeated in the request is one annotation).
+      const on = distinctAnnotations(annotations).filter(({ annotation }) => isOnErased(annotation, targets)).length;
       if (on > 0) {
         eventIds.push(e.id);
         count += on;
