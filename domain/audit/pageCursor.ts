@@ -21,6 +21,14 @@ export const pageCursor = <T extends { position: Position }>(read: (after: Posit
     }
   };
   return {
+    /**
+     * The current item when the page in hand has it, else undefined (then `peek` says whether the
+     * log goes on): verify looks at two items per event, and an await is a trip through the
+     * microtask queue each.
+     */
+    inHand(): T | undefined {
+      return page[index];
+    },
     async peek(): Promise<T | undefined> {
       await fill();
       return page[index];

@@ -1,14 +1,16 @@
 import { createHash, createHmac, hash } from 'node:crypto';
 import type { Position } from '../eventstore/types.ts';
 import type { SealInput } from './sealInput.ts';
+import { hmacInto, hmacKey } from './sha256.ts';
 
 /** The seal before the first event. */
 export const GENESIS_SEAL: Buffer = Buffer.alloc(32);
 
 /**
  * sha256(u32 len ‖ id ‖ u32 len ‖ stream ‖ u32 revision ‖ u32 len ‖ type): each string
- * length-prefixed, so that no two different headers feed the same bytes to the hash. Written into
- * one buffer and hashed once: verify does this for every event of the log.
+ * length-prefixed (UTF-8), so that no two different headers feed the same bytes to the hash.
+ * Written into one buffer and hashed once. Verify on Postgres/PGlite has the database compute the
+ * same bytes (projections/audit/postgresChainEvents.ts): change both together.
  */
 const headerHash = (e: SealInput): Buffer => {
   const [id, stream, type] = [Buffer.byteLength(e.id), Buffer.byteLength(e.stream), Buffer.byteLength(e.type)];
@@ -26,9 +28,12 @@ const headerHash = (e: SealInput): Buffer => {
 /** The three hashes a seal covers besides the position; stored beside each seal so verify can say what changed. */
 export type SealParts = { readonly header: Buffer; readonly metadata: Buffer; readonly data: Buffer };
 
+/** sha256 of the canonical metadata text (`canonicalMetadata`), UTF-8. */
+export const metadataHash = (canonical: string): Buffer => hash('sha256', canonical, 'buffer') as Buffer;
+
 export const sealParts = (e: SealInput): SealParts => ({
   header: headerHash(e),
-  metadata: hash('sha256', e.metadata, 'buffer'),
+  metadata: metadataHash(e.metadata),
   data: e.dataSha256,
 });
 
@@ -44,4 +49,28 @@ export const nextSeal = (key: Buffer, previous: Buffer, position: Position, part
   head.writeBigUInt64BE(position.tx, previous.length);
   head.writeBigUInt64BE(position.seq, previous.length + 8);
   return createHmac('sha256', key).update(head).update(parts.header).update(parts.metadata).update(parts.data).digest();
+};
+
+/**
+ * `nextSeal` for one key, on the HMAC of sha256.ts (a third of node:crypto's cost per seal, no
+ * object per call): verify computes one per event. The sealer keeps `nextSeal`, so the two
+ * implementations check each other on every verify.
+ */
+export const sealHasher = (key: Buffer): ((previous: Buffer, position: Position, parts: SealParts) => Buffer) => {
+  const hmac = hmacKey(key);
+  let message = Buffer.alloc(144);
+  return (previous, position, parts) => {
+    const length = previous.length + 16 + parts.header.length + parts.metadata.length + parts.data.length;
+    // 144 bytes unless a part read back has another length (an edited hash): the seal then differs.
+    if (message.length !== length) message = Buffer.alloc(length);
+    let at = previous.copy(message, 0);
+    at = message.writeBigUInt64BE(position.tx, at);
+    at = message.writeBigUInt64BE(position.seq, at);
+    at += parts.header.copy(message, at);
+    at += parts.metadata.copy(message, at);
+    parts.data.copy(message, at);
+    const seal = Buffer.allocUnsafe(32);
+    hmacInto(hmac, message, 0, length, seal);
+    return seal;
+  };
 };

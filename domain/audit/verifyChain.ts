@@ -1,8 +1,7 @@
 import type { Position } from '../eventstore/types.ts';
 import { comparePosition, positionToString } from '../eventstore/types.ts';
 import type { AuditKey } from './auditKey.ts';
-import { GENESIS_SEAL, nextSeal, sealParts } from './sealChain.ts';
-import type { SealInput } from './sealInput.ts';
+import { GENESIS_SEAL, sealHasher, type SealParts } from './sealChain.ts';
 import { pageCursor } from './pageCursor.ts';
 import type { Checkpoint, SealHead, SealRecord } from './sealRecord.ts';
 
@@ -29,9 +28,23 @@ export type Finding = { readonly kind: FindingKind; readonly position: Position 
 /** What a removal record says it erased, for checking erased events against it. */
 export type RemovalLookup = (removalSeq: bigint) => Promise<{ readonly eventIds: ReadonlySet<string> } | null>;
 
+/**
+ * One event of the log as verify checks it: where it is, the three hashes its seal must cover (of
+ * the event as the log holds it now, computed by the reader: `sealParts` or the same bytes in
+ * SQL) and whether its content was removed (see SealInput.erasure).
+ */
+export type ChainEvent = {
+  readonly id: string;
+  readonly position: Position;
+  readonly parts: SealParts;
+  readonly erasure: { readonly by: bigint | null } | null;
+};
+
 export type ChainReader = {
-  /** The log's seal inputs after `after`, in global order (SealInputSource.read). */
-  readonly events: (after: Position, limit: number) => Promise<SealInput[]>;
+  /** The log's events after `after`, in global order, fewer than `limit` only when cut by bytes or at the end. */
+  readonly events: (after: Position, limit: number) => Promise<ChainEvent[]>;
+  /** An event's type and stream, for what a finding says (the walk reads no more than the hashes). */
+  readonly about: (event: ChainEvent) => Promise<{ readonly type: string; readonly stream: string } | null>;
   /** Seals in global order, without their part hashes (`sealOfEvent` gives them on a mismatch). */
   readonly seals: (after: Position, limit: number) => Promise<SealHead[]>;
   readonly sealOfEvent: (eventId: string) => Promise<SealRecord | null>;
@@ -82,7 +95,7 @@ const walk = async (
   reader: ChainReader,
   key: AuditKey,
   onProgress: (events: number) => void,
-  log: Cursor<SealInput>,
+  log: Cursor<ChainEvent>,
   seals: Cursor<SealHead>,
 ): Promise<VerifyReport> => {
   const checkpoints = await reader.checkpoints();
@@ -102,17 +115,24 @@ const walk = async (
     });
   }
   let nextCheckpoint = 0;
+  const nextSeal = sealHasher(key.key);
 
-  const elsewhere = async (e: SealInput, p: Position): Promise<Finding | null> => {
+  const elsewhere = async (e: ChainEvent, p: Position): Promise<Finding | null> => {
     const sealedAt = await reader.sealOfEvent(e.id);
     return sealedAt !== null && comparePosition(sealedAt.position, p) !== 0
       ? { kind: 'events_reordered', position: p, detail: `event ${e.id} was sealed at ${at(sealedAt.position)} and is now at ${at(p)}` }
       : null;
   };
 
+  /** "SampleNoted 0f3a… in sample-1": what a finding names (read only then). */
+  const named = async (e: ChainEvent) => {
+    const about = await reader.about(e);
+    return about === null ? `event ${e.id}` : `${about.type} ${e.id} in ${about.stream}`;
+  };
+
   for (;;) {
-    const e = await log.peek();
-    const s = await seals.peek();
+    const e = log.inHand() ?? (await log.peek());
+    const s = seals.inHand() ?? (await seals.peek());
     if (e === undefined && s === undefined) break;
     const order = e === undefined ? 1 : s === undefined ? -1 : comparePosition(e.position, s.position);
 
@@ -124,7 +144,7 @@ const walk = async (
           (await elsewhere(event, event.position)) ?? {
             kind: 'event_inserted',
             position: event.position,
-            detail: `event ${event.id} (${event.type} in ${event.stream}) is not sealed, yet later events are`,
+            detail: `${await named(event)} is not sealed, yet later events are`,
           },
         );
       }
@@ -166,8 +186,8 @@ const walk = async (
           detail: `${seal.ordinal - expected} sealed event(s) before ${at(seal.position)} are gone, with their seals`,
         });
       }
-      const parts = sealParts(event);
-      const computed = nextSeal(key.key, previous, event.position, parts);
+      const parts = event.parts;
+      const computed = nextSeal(previous, event.position, parts);
       if (!computed.equals(seal.seal)) {
         if (event.id !== seal.eventId) {
           return report(
@@ -190,21 +210,22 @@ const walk = async (
                 : !parts.header.equals(covered.header)
                   ? 'header_changed'
                   : 'seal_altered';
-        return report({ kind: what, position: event.position, detail: `${event.type} ${event.id} in ${event.stream}` });
+        return report({ kind: what, position: event.position, detail: await named(event) });
       }
       if (event.erasure !== null) {
         const by = event.erasure.by;
         const removal = by === null ? null : await reader.removal(by);
         if (by === null || removal === null || !removal.eventIds.has(event.id)) {
+          const name = await named(event);
           return report({
             kind: 'removed_without_record',
             position: event.position,
             detail:
               by === null
-                ? `the content of ${event.type} ${event.id} was replaced and no removal record is named`
+                ? `the content of ${name} was replaced and no removal record is named`
                 : removal === null
-                  ? `${event.type} ${event.id} is marked erased by ${by}, which is not a removal record`
-                  : `${event.type} ${event.id} is marked erased by the removal record at ${by}, which does not list it`,
+                  ? `${name} is marked erased by ${by}, which is not a removal record`
+                  : `${name} is marked erased by the removal record at ${by}, which does not list it`,
           });
         }
         erased.set(by, (erased.get(by) ?? 0) + 1);

@@ -15,8 +15,6 @@ const sealRow = z.object({
   seal: byteaColumn,
 });
 
-const sealHeadRow = sealRow.pick({ tx: true, seq: true, ordinal: true, event_id: true, seal: true });
-
 const toSeal = (r: z.infer<typeof sealRow>): SealRecord => ({
   position: { tx: r.tx, seq: r.seq },
   ordinal: r.ordinal,
@@ -83,23 +81,35 @@ export const readSeals = async (db: CommonQueryMethods, after: Position, limit: 
       ORDER BY tx, seq LIMIT ${limit}`)
   ).map(fastSeal);
 
-const fastSealHead = (value: unknown): SealHead => {
-  const r = value as Record<string, unknown>;
-  if (typeof r.tx !== 'bigint' || typeof r.seq !== 'bigint' || typeof r.ordinal !== 'bigint' || typeof r.event_id !== 'string') {
-    const parsed = sealHeadRow.parse(r);
-    return { position: { tx: parsed.tx, seq: parsed.seq }, ordinal: parsed.ordinal, eventId: parsed.event_id, seal: parsed.seal };
-  }
-  return { position: { tx: r.tx, seq: r.seq }, ordinal: r.ordinal, eventId: r.event_id, seal: buffer(r.seal) };
-};
+const sealHeads = z.object({ packed: byteaColumn.nullable() });
 
-/** Seals strictly after `after` without their part hashes: what verify walks (`sealOfEvent` has the rest). */
-export const readSealHeads = async (db: CommonQueryMethods, after: Position, limit: number): Promise<SealHead[]> =>
-  (
-    await db.any(sql.unsafe`
-      SELECT tx, seq, ordinal, event_id::text, seal FROM audit_seals
+/**
+ * Seals strictly after `after` without their part hashes: what verify walks (`sealOfEvent` has the
+ * rest). A page in one row, as verify reads the log (projections/audit/postgresChainEvents.ts), per
+ * seal: tx (8) ‖ seq (8) ‖ ordinal (8) ‖ event id text (36) ‖ u32 len ‖ seal. The seal is
+ * length-prefixed: an edited one of another length must fail, not shift the rest of the page.
+ */
+export const readSealHeads = async (db: CommonQueryMethods, after: Position, limit: number): Promise<SealHead[]> => {
+  const { packed } = await db.one(sql.type(sealHeads)`
+    SELECT string_agg(int8send(tx) || int8send(seq) || int8send(ordinal) || convert_to(event_id::text, 'UTF8')
+      || int4send(octet_length(seal)) || seal, ''::bytea ORDER BY tx, seq) AS packed
+    FROM (
+      SELECT tx, seq, ordinal, event_id, seal FROM audit_seals
       WHERE (tx, seq) > (${after.tx.toString()}::bigint, ${after.seq.toString()}::bigint)
-      ORDER BY tx, seq LIMIT ${limit}`)
-  ).map(fastSealHead);
+      ORDER BY tx, seq LIMIT ${limit}
+    ) page`);
+  const heads: SealHead[] = [];
+  if (packed === null) return heads;
+  for (let at = 0; at < packed.length; ) {
+    const position = { tx: packed.readBigInt64BE(at), seq: packed.readBigInt64BE(at + 8) };
+    const ordinal = packed.readBigInt64BE(at + 16);
+    const eventId = packed.toString('latin1', at + 24, at + 60);
+    const length = packed.readUInt32BE(at + 60);
+    heads.push({ position, ordinal, eventId, seal: packed.subarray(at + 64, at + 64 + length) });
+    at += 64 + length;
+  }
+  return heads;
+};
 
 /** Where an event was sealed (to tell a reordering from a replacement); a scan, only run on a finding. */
 export const sealOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<SealRecord | null> => {

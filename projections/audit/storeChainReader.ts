@@ -1,4 +1,5 @@
 import type { CommonQueryMethods } from 'slonik';
+import { sealParts } from '../../domain/audit/sealChain.ts';
 import { createStoreSealInputs } from '../../domain/audit/storeSealInputs.ts';
 import type { ChainReader } from '../../domain/audit/verifyChain.ts';
 import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
@@ -10,25 +11,36 @@ const PAGE_BYTES = 64 * 1024 * 1024;
 /**
  * `loupe audit verify` on a log read through the port (EventStoreDB) with the seals in the SQL
  * database beside the read models. Finding where an event is now scans the log: it only runs on a
- * finding, to tell a reordering from a replacement.
+ * finding, to tell a reordering from a replacement or to name the event.
  */
 export const storeChainReader = (db: CommonQueryMethods, store: EventStore): ChainReader => {
   const inputs = createStoreSealInputs(store);
   let removals: Promise<StoredEvent[]> | undefined;
+  const find = async (eventId: string): Promise<StoredEvent | null> => {
+    let after: Position = START;
+    for (;;) {
+      const page = await store.readAll(after, 1000, { maxBytes: PAGE_BYTES });
+      if (page.length === 0) return null;
+      const found = page.find((e) => e.id === eventId);
+      if (found) return found;
+      after = page.at(-1)!.position;
+    }
+  };
   return {
-    events: (after, limit) => inputs.read(after, limit, PAGE_BYTES),
+    events: async (after, limit) =>
+      (await inputs.read(after, limit, PAGE_BYTES)).map((e) => ({
+        id: e.id,
+        position: e.position,
+        parts: sealParts(e),
+        erasure: e.erasure,
+      })),
+    about: async (event) => {
+      const found = await find(event.id);
+      return found && { type: found.type, stream: found.stream };
+    },
     seals: (after, limit) => readSealHeads(db, after, limit),
     sealOfEvent: (eventId) => sealOfEvent(db, eventId),
-    positionOfEvent: async (eventId) => {
-      let after: Position = START;
-      for (;;) {
-        const page = await store.readAll(after, 1000, { maxBytes: PAGE_BYTES });
-        if (page.length === 0) return null;
-        const found = page.find((e) => e.id === eventId);
-        if (found) return found.position;
-        after = page.at(-1)!.position;
-      }
-    },
+    positionOfEvent: async (eventId) => (await find(eventId))?.position ?? null,
     checkpoints: () => readCheckpoints(db),
     // The removal records are few: the stream is read once, on the first erased event met.
     removal: async (seq) => {
