@@ -86,4 +86,9 @@ test("an erased event's kept hash altered", async () => {
   expectFinding(await verifyTampered(db.pool, [edit]), 'data_changed', 6n);
 });
 
+test("an erased event's kept hash cut short: a data change there, not a misread of the events after it", async () => {
+  const edit = `UPDATE events SET data_sha256 = repeat('ab', 31) WHERE global_position = 6`;
+  expectFinding(await verifyTampered(db.pool, [edit]), 'data_changed', 6n);
+});
+
 test.run();
