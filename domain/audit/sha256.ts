@@ -67,29 +67,26 @@ const state = new Int32Array(8);
 
 /**
  * Finishes a hash whose state has taken `done` bytes (a multiple of 64) and still has to take
- * `bytes[at, end)`; writes the digest into `out[outAt]`.
+ * `bytes[at, end)`; writes the digest into `out[outAt]`. Copies by hand: a subarray or a fill per
+ * call cost as much as a compression.
  */
 const finish = (start: Int32Array, done: number, bytes: Uint8Array, at: number, end: number, out: Uint8Array, outAt: number): void => {
-  state.set(start);
+  for (let i = 0; i < 8; i++) state[i] = start[i]!;
   for (; end - at >= 64; at += 64, done += 64) compress(state, bytes, at);
   const rest = end - at;
-  tail.fill(0);
-  tail.set(bytes.subarray(at, end));
+  for (let i = 0; i < rest; i++) tail[i] = bytes[at + i]!;
   tail[rest] = 0x80;
-  const blocks = rest + 9 > 64 ? 2 : 1;
+  const last = rest + 9 > 64 ? 128 : 64;
+  for (let i = rest + 1; i < last - 5; i++) tail[i] = 0;
+  // Lengths here stay far below 2^32 bytes: the bit count's high word is bits / 2^32, under 256.
   const bits = (done + rest) * 8;
-  const last = blocks * 64;
-  // Lengths here stay far below 2^32 bytes: the high word of the bit count is bits / 2^32.
-  tail[last - 8] = 0;
-  tail[last - 7] = 0;
-  tail[last - 6] = 0;
-  tail[last - 5] = Math.floor(bits / 2 ** 32) & 0xff;
+  tail[last - 5] = Math.floor(bits / 2 ** 32);
   tail[last - 4] = bits >>> 24;
   tail[last - 3] = bits >>> 16;
   tail[last - 2] = bits >>> 8;
   tail[last - 1] = bits;
   compress(state, tail, 0);
-  if (blocks === 2) compress(state, tail, 64);
+  if (last === 128) compress(state, tail, 64);
   for (let i = 0; i < 8; i++) {
     const v = state[i]!;
     out[outAt + i * 4] = v >>> 24;

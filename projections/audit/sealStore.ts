@@ -81,32 +81,53 @@ export const readSeals = async (db: CommonQueryMethods, after: Position, limit: 
       ORDER BY tx, seq LIMIT ${limit}`)
   ).map(fastSeal);
 
-const sealHeads = z.object({ packed: byteaColumn.nullable() });
+const sealHeads = z.object({
+  count: z.number(),
+  positions: byteaColumn.nullable(),
+  ids: z.string().nullable(),
+  seals: byteaColumn.nullable(),
+});
+
+/** `event_id::text`: always 36 ASCII characters. */
+const ID = 36;
 
 /**
  * Seals strictly after `after` without their part hashes: what verify walks (`sealOfEvent` has the
- * rest). A page in one row, as verify reads the log (projections/audit/postgresChainEvents.ts), per
- * seal: tx (8) ‖ seq (8) ‖ ordinal (8) ‖ event id text (36) ‖ u32 len ‖ seal. The seal is
- * length-prefixed: an edited one of another length must fail, not shift the rest of the page.
+ * rest). A page in one row of columns holding the page's values end to end, as verify reads the log
+ * (projections/audit/postgresChainEvents.ts says why): tx ‖ seq ‖ ordinal (8 bytes each), the event
+ * ids, the seals. A seal that is not 32 bytes (edited) comes as 32 zero bytes, which no HMAC gives:
+ * it fails as it would whole.
  */
 export const readSealHeads = async (db: CommonQueryMethods, after: Position, limit: number): Promise<SealHead[]> => {
-  const { packed } = await db.one(sql.type(sealHeads)`
-    SELECT string_agg(int8send(tx) || int8send(seq) || int8send(ordinal) || convert_to(event_id::text, 'UTF8')
-      || int4send(octet_length(seal)) || seal, ''::bytea ORDER BY tx, seq) AS packed
+  const { count, positions, ids, seals } = await db.one(sql.type(sealHeads)`
+    SELECT count(*)::int AS count,
+      string_agg(int8send(tx) || int8send(seq) || int8send(ordinal), ''::bytea) AS positions,
+      string_agg(event_id::text, '') AS ids,
+      string_agg(CASE WHEN octet_length(seal) = 32 THEN seal ELSE decode(repeat('00', 32), 'hex') END, ''::bytea) AS seals
     FROM (
       SELECT tx, seq, ordinal, event_id, seal FROM audit_seals
       WHERE (tx, seq) > (${after.tx.toString()}::bigint, ${after.seq.toString()}::bigint)
       ORDER BY tx, seq LIMIT ${limit}
     ) page`);
+  if (count === 0) return [];
+  if (positions?.length !== count * 24 || ids?.length !== count * ID || seals?.length !== count * 32) {
+    throw new Error('audit verify: the page of seals read back is inconsistent; nothing was judged');
+  }
   const heads: SealHead[] = [];
-  if (packed === null) return heads;
-  for (let at = 0; at < packed.length; ) {
-    const position = { tx: packed.readBigInt64BE(at), seq: packed.readBigInt64BE(at + 8) };
-    const ordinal = packed.readBigInt64BE(at + 16);
-    const eventId = packed.toString('latin1', at + 24, at + 60);
-    const length = packed.readUInt32BE(at + 60);
-    heads.push({ position, ordinal, eventId, seal: packed.subarray(at + 64, at + 64 + length) });
-    at += 64 + length;
+  let previous = after;
+  for (let i = 0; i < count; i++) {
+    const position = { tx: positions.readBigInt64BE(i * 24), seq: positions.readBigInt64BE(i * 24 + 8) };
+    // One aggregate per column over the sorted page (see postgresChainEvents.ts): checked, not assumed.
+    if (position.tx < previous.tx || (position.tx === previous.tx && position.seq <= previous.seq)) {
+      throw new Error('audit verify: the page of seals read back is out of order; nothing was judged');
+    }
+    previous = position;
+    heads.push({
+      position,
+      ordinal: positions.readBigInt64BE(i * 24 + 16),
+      eventId: ids.slice(i * ID, (i + 1) * ID),
+      seal: seals.subarray(i * 32, (i + 1) * 32),
+    });
   }
   return heads;
 };

@@ -113,6 +113,11 @@ test('a seal edited', async () => {
   expectFinding(report, 'seal_altered', 15n);
 });
 
+test('a seal cut short: altered there, and the seals after it still read in place', async () => {
+  const report = await verifyTampered(db.pool, ['UPDATE audit_seals SET seal = substring(seal from 1 for 31) WHERE seq = 15']);
+  expectFinding(report, 'seal_altered', 15n);
+});
+
 test('verified with another key', async () => {
   assert.is((await verify(db.pool, deriveAuditKey('another-secret-0123456789abcdefghijkl'))).finding?.kind, 'wrong_key');
 });
