@@ -1,7 +1,8 @@
 import type { Position } from '../eventstore/types.ts';
 import { comparePosition, positionToString } from '../eventstore/types.ts';
 import type { AuditKey } from './auditKey.ts';
-import { GENESIS_SEAL, sealHasher, type SealParts } from './sealChain.ts';
+import { GENESIS_SEAL, metadataHash, sealHasher, type SealParts } from './sealChain.ts';
+import { canonicalMetadata } from './sealInput.ts';
 import { pageCursor } from './pageCursor.ts';
 import type { Checkpoint, SealHead, SealRecord } from './sealRecord.ts';
 
@@ -29,14 +30,18 @@ export type Finding = { readonly kind: FindingKind; readonly position: Position 
 export type RemovalLookup = (removalSeq: bigint) => Promise<{ readonly eventIds: ReadonlySet<string> } | null>;
 
 /**
- * One event of the log as verify checks it: where it is, the three hashes its seal must cover (of
- * the event as the log holds it now, computed by the reader: `sealParts` or the same bytes in
- * SQL) and whether its content was removed (see SealInput.erasure).
+ * One event of the log as verify checks it: where it is, what its seal must cover as the log holds
+ * it now (the header and data hashes, computed by the reader: `sealParts` or the same bytes in
+ * SQL; the metadata as JSON text, canonicalised and hashed by the walk, so that this work overlaps
+ * the read of the next page instead of delaying its request) and whether its content was removed
+ * (see SealInput.erasure).
  */
 export type ChainEvent = {
   readonly id: string;
   readonly position: Position;
-  readonly parts: SealParts;
+  readonly header: Buffer;
+  readonly metadata: string;
+  readonly data: Buffer;
   readonly erasure: { readonly by: bigint | null } | null;
 };
 
@@ -186,7 +191,7 @@ const walk = async (
           detail: `${seal.ordinal - expected} sealed event(s) before ${at(seal.position)} are gone, with their seals`,
         });
       }
-      const parts = event.parts;
+      const parts: SealParts = { header: event.header, metadata: metadataHash(canonicalMetadata(event.metadata)), data: event.data };
       const computed = nextSeal(previous, event.position, parts);
       if (!computed.equals(seal.seal)) {
         if (event.id !== seal.eventId) {

@@ -1,8 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { byteaColumn } from '../../domain/audit/byteaColumn.ts';
-import { metadataHash } from '../../domain/audit/sealChain.ts';
-import { canonicalMetadata } from '../../domain/audit/sealInput.ts';
 import type { ChainEvent } from '../../domain/audit/verifyChain.ts';
 import { readableHorizon } from '../../domain/eventstore/readableHorizon.ts';
 import type { Position } from '../../domain/eventstore/types.ts';
@@ -23,13 +21,14 @@ const ID = 36;
 
 /**
  * Verify's read of the Postgres/PGlite log: the events after `after` in global order, as the
- * three hashes each seal covers, a page in ONE row of columns that each hold the page's values
+ * hashes each seal covers, a page in ONE row of columns that each hold the page's values
  * end to end. Row by row, each event was an object built by pg, then by slonik, then here, which
  * was most of verify's time; this way node reads a few buffers. The database hashes the header
  * (the bytes `headerHash` in domain/audit/sealChain.ts hashes: change both together) and the data
- * (the stored JSON text); the metadata is hashed here, from its canonical text, which only
- * JSON.parse/stringify gives. An erased event's row keeps the hash of the data it held, which the
- * chain covers: those few come apart, with the removal record they name.
+ * (the stored JSON text); the metadata comes as jsonb's text, which the walk canonicalises
+ * (JSON.parse/stringify, which SQL cannot reproduce) and hashes. An erased event's row keeps the
+ * hash of the data it held, which the chain covers: those few come apart, with the removal record
+ * they name.
  *
  * One aggregate per column, without ORDER BY of their own: that would be a sort each, which cost
  * more than the rest of the query. They all take the rows in the same order (one Agg node), that
@@ -66,7 +65,15 @@ export const readChainEvents = async (
       -- dropped (a tail, in this order), not skipped, so the page is a prefix of the log there.
       WHERE transaction_id < ${readableHorizon}
     ), kept AS (
-      SELECT e.* FROM sized s JOIN events e ON e.ctid = s.row
+      -- Hashed before the sort, which then carries 32 bytes per event, not its data (up to 64 MB).
+      SELECT e.transaction_id, e.global_position, e.event_id::text AS id,
+        sha256(int4send(${ID}) || convert_to(e.event_id::text, 'UTF8')
+          || int4send(octet_length(convert_to(e.stream, 'UTF8'))) || convert_to(e.stream, 'UTF8') || int4send(e.revision)
+          || int4send(octet_length(convert_to(e.type, 'UTF8'))) || convert_to(e.type, 'UTF8')) AS header,
+        -- 32 zero bytes for an erased event, whose hash comes with "erased".
+        CASE WHEN e.data_sha256 IS NULL THEN sha256(convert_to(e.data::text, 'UTF8')) ELSE decode(repeat('00', 32), 'hex') END AS data,
+        e.metadata::text AS metadata, e.data_sha256, e.erased_by
+      FROM sized s JOIN events e ON e.ctid = s.row
       WHERE s.bytes_before < ${maxBytes} OR s.bytes_before = 0
       -- The join may come out in any order (a hash join on a small table does): one sort here.
       ORDER BY e.transaction_id, e.global_position
@@ -74,14 +81,11 @@ export const readChainEvents = async (
     SELECT
       count(*)::int AS count,
       string_agg(xid8send(transaction_id) || int8send(global_position), ''::bytea) AS positions,
-      string_agg(event_id::text, '') AS ids,
-      string_agg(sha256(int4send(${ID}) || convert_to(event_id::text, 'UTF8')
-        || int4send(octet_length(convert_to(stream, 'UTF8'))) || convert_to(stream, 'UTF8') || int4send(revision)
-        || int4send(octet_length(convert_to(type, 'UTF8'))) || convert_to(type, 'UTF8')), ''::bytea) AS headers,
-      -- 32 zero bytes for an erased event, whose hash comes with "erased".
-      string_agg(CASE WHEN data_sha256 IS NULL THEN sha256(convert_to(data::text, 'UTF8')) ELSE decode(repeat('00', 32), 'hex') END, ''::bytea) AS data,
+      string_agg(id, '') AS ids,
+      string_agg(header, ''::bytea) AS headers,
+      string_agg(data, ''::bytea) AS data,
       -- jsonb's text never holds a line break (it escapes them in strings): one line per event.
-      string_agg(metadata::text, E'\n') AS metadata,
+      string_agg(metadata, E'\n') AS metadata,
       json_agg(json_build_array(global_position::text, data_sha256, erased_by::text)) FILTER (WHERE data_sha256 IS NOT NULL) AS erased
     FROM kept`);
   return columns.count === 0 ? [] : unpack(after, columns);
@@ -107,11 +111,9 @@ const unpack = (after: Position, c: z.infer<typeof page>): ChainEvent[] => {
     events.push({
       id: ids.slice(i * ID, (i + 1) * ID),
       position,
-      parts: {
-        header: headers.subarray(i * 32, (i + 1) * 32),
-        metadata: metadataHash(canonicalMetadata(metadata[i]!)),
-        data: removal?.hash ?? data.subarray(i * 32, (i + 1) * 32),
-      },
+      header: headers.subarray(i * 32, (i + 1) * 32),
+      metadata: metadata[i]!,
+      data: removal?.hash ?? data.subarray(i * 32, (i + 1) * 32),
       erasure: removal === undefined ? null : { by: removal.by === null ? null : BigInt(removal.by) },
     });
   }

@@ -28,12 +28,10 @@ export const storeChainReader = (db: CommonQueryMethods, store: EventStore): Cha
   };
   return {
     events: async (after, limit) =>
-      (await inputs.read(after, limit, PAGE_BYTES)).map((e) => ({
-        id: e.id,
-        position: e.position,
-        parts: sealParts(e),
-        erasure: e.erasure,
-      })),
+      (await inputs.read(after, limit, PAGE_BYTES)).map((e) => {
+        const { header, data } = sealParts(e);
+        return { id: e.id, position: e.position, header, metadata: e.metadata, data, erasure: e.erasure };
+      }),
     about: async (event) => {
       const found = await find(event.id);
       return found && { type: found.type, stream: found.stream };
