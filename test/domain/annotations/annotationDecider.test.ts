@@ -4,20 +4,9 @@ import { annotationDecider, annotationDeletionDecider, InvalidAnnotationsError }
 import type { AnnotationRecord } from '../../../domain/annotations/events.ts';
 import type { ProjectEvent } from '../../../domain/projects/events.ts';
 import { deciderSpec } from '../../support/deciderSpec.ts';
+import { annotationRecord } from '../../support/annotationFixtures.ts';
 
-const a = (over: Partial<AnnotationRecord> = {}): AnnotationRecord => ({
-  target: 'span',
-  targetId: 'abc',
-  documentPosition: null,
-  name: 'quality',
-  annotatorKind: 'LLM',
-  label: 'good',
-  score: 0.5,
-  explanation: null,
-  metadata: {},
-  identifier: '',
-  ...over,
-});
+const a = annotationRecord;
 const record = (annotations: AnnotationRecord[], asNotes = false) => ({
   type: 'RecordAnnotations' as const,
   source: 'API' as const,

@@ -9,20 +9,9 @@ import {
   type AnnotationTargets,
 } from '../../../domain/annotations/erasedAnnotations.ts';
 import type { AnnotationRecord, AnnotationsRecorded } from '../../../domain/annotations/events.ts';
+import { annotationRecord } from '../../support/annotationFixtures.ts';
 
-const a = (over: Partial<AnnotationRecord> = {}): AnnotationRecord => ({
-  target: 'span',
-  targetId: 'keep',
-  documentPosition: null,
-  name: 'quality',
-  annotatorKind: 'LLM',
-  label: 'good',
-  score: 0.5,
-  explanation: null,
-  metadata: {},
-  identifier: '',
-  ...over,
-});
+const a = (over: Partial<AnnotationRecord> = {}): AnnotationRecord => annotationRecord({ targetId: 'keep', ...over });
 const erasing = (over: Partial<Record<keyof AnnotationTargets, string[]>>): AnnotationTargets => ({
   spanIds: new Set(over.spanIds ?? []),
   traceIds: new Set(over.traceIds ?? []),

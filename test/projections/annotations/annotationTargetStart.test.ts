@@ -10,6 +10,7 @@ import { annotationScoreBuckets } from '../../../projections/metrics/metricQueri
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { inStream, projectionSpec } from '../../support/projectionSpec.ts';
 import { batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
+import { projectCreated } from '../../support/annotationFixtures.ts';
 
 // The annotations read model keeps each scored span or trace annotation's target project and
 // start time (projections/annotations/targetStart.ts), from its own record of the targets: the
@@ -17,10 +18,7 @@ import { batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures
 
 const P = '11111111-1111-4111-8111-111111111111';
 const Q = '22222222-2222-4222-8222-222222222222';
-const created = (projectId: string, name: string): DomainEvent => ({
-  type: 'ProjectCreated',
-  data: { projectId, name, description: null, gradientStartColor: '#000000', gradientEndColor: '#ffffff' },
-});
+const created = projectCreated;
 const traceId = newTraceId();
 const at = (iso: string, extraNanos = 0n) => ({
   startTimeUnixNano: nanos(iso, extraNanos),

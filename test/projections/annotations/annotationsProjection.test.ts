@@ -12,13 +12,11 @@ import { annotationSummaries } from '../../../projections/annotations/annotation
 import { listAnnotationConfigs } from '../../../projections/annotations/annotationConfigQueries.ts';
 import { inStream, projectionSpec } from '../../support/projectionSpec.ts';
 import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
+import { projectCreated } from '../../support/annotationFixtures.ts';
 
 const P = '11111111-1111-4111-8111-111111111111';
 const Q = '22222222-2222-4222-8222-222222222222';
-const created = (projectId: string, name: string): DomainEvent => ({
-  type: 'ProjectCreated',
-  data: { projectId, name, description: null, gradientStartColor: '#000000', gradientEndColor: '#ffffff' },
-});
+const created = projectCreated;
 const traceId = newTraceId();
 const spanA = spanRecord({ traceId, attributes: attrs({ 'session.id': 'sess-1' }) });
 const spanB = spanRecord({ traceId, parentId: spanA.spanId });
