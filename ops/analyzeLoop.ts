@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { sql, type DatabasePool } from 'slonik';
+import { repeatWithoutOverlap } from './repeatWithoutOverlap.ts';
 
 /**
  * Keeps planner statistics fresh. Embedded PGlite runs single-user and never autovacuums, and
@@ -11,25 +12,5 @@ export const startAnalyzeLoop = (
   pool: DatabasePool,
   logger: Logger,
   { firstAfterMs = 60_000, intervalMs = 10 * 60_000 } = {},
-): (() => void) => {
-  let running = false;
-  const analyze = async () => {
-    if (running) return;
-    running = true;
-    try {
-      await pool.query(sql.unsafe`ANALYZE`);
-    } catch (error) {
-      logger.warn({ err: error }, 'ANALYZE failed');
-    } finally {
-      running = false;
-    }
-  };
-  const first = setTimeout(() => void analyze(), firstAfterMs);
-  const timer = setInterval(() => void analyze(), intervalMs);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
-};
+): (() => void) =>
+  repeatWithoutOverlap(() => pool.query(sql.unsafe`ANALYZE`), { everyMs: intervalMs, firstAfterMs, logger, failure: 'ANALYZE failed' });

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
+import { repeatWithoutOverlap } from '../repeatWithoutOverlap.ts';
 
 /**
  * Embedded PGlite runs Postgres single-user: there is no checkpointer process, so nothing
@@ -29,20 +30,10 @@ export const startWalCheckpoints = (
   pool: DatabasePool,
   logger: Logger,
   { checkEveryMs = 30_000, maxWalBytes = WAL_CHECKPOINT_BYTES } = {},
-): (() => void) => {
-  let running = false;
-  const check = async () => {
-    if (running) return;
-    running = true;
-    try {
+): (() => void) =>
+  repeatWithoutOverlap(
+    async () => {
       if ((await walSinceCheckpoint(pool)) >= maxWalBytes) await checkpoint(pool);
-    } catch (error) {
-      logger.warn({ err: error }, 'CHECKPOINT failed');
-    } finally {
-      running = false;
-    }
-  };
-  const timer = setInterval(() => void check(), checkEveryMs);
-  timer.unref();
-  return () => clearInterval(timer);
-};
+    },
+    { everyMs: checkEveryMs, logger, failure: 'CHECKPOINT failed' },
+  );
