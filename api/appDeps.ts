@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
+import type { ModelClient } from '../domain/modelCalls/modelCall.ts';
 import type { ExportDecoder } from '../ingest/exportDecoder.ts';
 import type { IngestBudget } from '../ingest/ingestBudget.ts';
 import type { BodyPace } from '../ingest/readBody.ts';
@@ -11,7 +12,6 @@ import type { ProjectionRunner } from '../projections/projectionRunner.ts';
 import type { AuthSettings } from './identity/authSettings.ts';
 import type { IdentityServices } from './identity/identityServices.ts';
 import type { Metrics } from './metrics/metrics.ts';
-import type { PlaygroundSettings } from './rest/playground/playgroundSettings.ts';
 
 export type AppSettings = {
   /** '' or '/some/path' (no trailing slash): every route lives under it. */
@@ -55,6 +55,6 @@ export type AppDeps = {
   readonly lag?: LagMonitor;
   /** The default trace retention policy (`SERVICE_DEFAULT_RETENTION_POLICY_DAYS`; 0 keeps for ever). Left out: 0. */
   readonly retention?: { readonly defaultDays: number };
-  /** Provider keys from the environment and the call timeout (defaults when left out). */
-  readonly playground?: PlaygroundSettings;
+  /** The outbound port for model providers (adapters/outbound/modelClient.ts): the playground calls through it. */
+  readonly models: ModelClient;
 };

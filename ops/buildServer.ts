@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { createModelClient } from '../adapters/outbound/modelClient.ts';
 import { createApp, type App } from '../api/createApp.ts';
 import type { AppDeps } from '../api/appDeps.ts';
 import { otlpRoutes } from '../api/otlpRoutes.ts';
@@ -23,6 +24,7 @@ import { createLagMonitor } from '../projections/projectionLag.ts';
 import { createExportDecoder } from '../ingest/exportDecoder.ts';
 import type { SpanSink } from '../ingest/spanSink.ts';
 import { allProjections } from '../projections/allProjections.ts';
+import { sealedSecretValues } from '../projections/secrets/secretValueQueries.ts';
 import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
 import { createProjectionRunner, ProjectionStoppedError, type ProjectionRunner } from '../projections/projectionRunner.ts';
@@ -200,7 +202,12 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       isDraining: () => draining,
       metrics,
       lag,
-      playground: config.playground,
+      models: createModelClient({
+        settings: config.playground,
+        sealedSecrets: (names) => sealedSecretValues(database.pool, names),
+        keyring: identity.services.keyring,
+        logger,
+      }),
       retention: { defaultDays: config.retention.defaultDays },
     };
     const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));

@@ -2,8 +2,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { LdapSettings } from '../api/identity/ldap/ldapSettings.ts';
 import type { OAuth2ProviderSettings } from '../api/identity/oauth2/oauth2Settings.ts';
-import { parseAllowedBaseUrls } from '../api/rest/playground/baseUrlRule.ts';
-import type { PlaygroundSettings } from '../api/rest/playground/playgroundSettings.ts';
+import type { ModelProviderSettings } from '../adapters/outbound/modelProviderSettings.ts';
+import { parseAllowedUrls } from '../adapters/outbound/outboundUrlRule.ts';
 import { canonicalBaseUrl } from '../domain/playground/canonicalBaseUrl.ts';
 import { PLAYGROUND_PROVIDERS } from '../domain/playground/playgroundProvider.ts';
 import { isValidEmail, normaliseEmail } from '../domain/identity/email.ts';
@@ -114,7 +114,7 @@ export interface Config {
   /** null when SERVICE_LDAP_HOST is unset (ops/config/ldapConfig.ts). */
   readonly ldap: LdapSettings | null;
   /** `SERVICE_PLAYGROUND_TIMEOUT_SECONDS` and the providers' own key variables (`OPENAI_API_KEY`, ...). */
-  readonly playground: PlaygroundSettings;
+  readonly playground: ModelProviderSettings;
   readonly audit: AuditConfig;
 }
 
@@ -300,9 +300,9 @@ const expandHome = (value: string, env: Env): string => {
   return join(home, value.slice(1));
 };
 
-/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (api/rest/playground/baseUrlRule.ts says what it allows). */
+/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (adapters/outbound/outboundUrlRule.ts says what it allows). */
 const readAllowedBaseUrls = (r: Reader): readonly string[] => {
-  const parsed = parseAllowedBaseUrls(r.string('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', ''));
+  const parsed = parseAllowedUrls(r.string('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', ''));
   if ('urls' in parsed) return parsed.urls;
   r.problem('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', parsed.problem);
   return [];

@@ -1,22 +1,13 @@
 import { type AttributeValue, attributesFrom, type Attributes } from '../tracing/attributes.ts';
 import { buildSpanRecord } from '../tracing/buildSpanRecord.ts';
 import type { SpanBatch } from '../tracing/spanRecord.ts';
+import type { ChatMessage, TokenUsage, ToolCall } from '../modelCalls/modelCall.ts';
+
+// The message shapes are the model port's; named here too for the code that builds playground spans.
+export type { ChatMessage, TokenUsage, ToolCall };
 
 /** The project every playground run is recorded in, created on first use like any ingested project. */
 export const PLAYGROUND_PROJECT = 'playground';
-
-export type ToolCall = { readonly id: string; readonly name: string; readonly arguments: string };
-/**
- * One message as sent to a provider: an assistant turn may carry the tool calls it made, and a
- * `tool` turn answers one of them by its id.
- */
-export type ChatMessage = {
-  readonly role: string;
-  readonly content: string;
-  readonly toolCallId?: string;
-  readonly toolCalls?: readonly ToolCall[];
-};
-export type TokenUsage = { readonly prompt: number; readonly completion: number; readonly total: number };
 
 /** What one playground run sent and got back; ids and times are chosen by the caller (this stays pure). */
 export type PlaygroundRun = {

@@ -1,3 +1,4 @@
+import { createModelClient } from '../../adapters/outbound/modelClient.ts';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
@@ -74,6 +75,7 @@ test.before.each(async (ctx) => {
   ctx.draining = false;
   const store = createPostgresEventStore(ctx.db.pool);
   const logger = createLogger('info', new Writable({ write: (c, _e, done) => (ctx.logs.push(String(c)), done()) }));
+  const identity = testIdentityServices();
   ctx.deps = {
     store,
     pool: ctx.db.pool,
@@ -81,7 +83,8 @@ test.before.each(async (ctx) => {
     logger,
     settings: { rootPath: '', serverVersion: '15.5.0', maxRequestBytes: 2048, defaultProjectName: 'default', auth: testAuthSettings() },
     authenticate: async () => ({ kind: 'anonymous' }),
-    identity: testIdentityServices(),
+    identity,
+    models: createModelClient({ sealedSecrets: async () => new Map(), keyring: identity.keyring, logger }),
     spanIngest: {
       budget: createIngestBudget({ maxInFlightRequests: 1, maxInFlightBytes: 2048 }),
       decoder: createExportDecoder({ workers: 1, offThreadFromBytes: Number.POSITIVE_INFINITY }),

@@ -12,16 +12,20 @@ import * as assert from 'uvu/assert';
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-type Folder = 'domain' | 'projections' | 'ingest' | 'api' | 'ops' | 'ui';
+type Folder = 'domain' | 'projections' | 'ingest' | 'adapters' | 'api' | 'ops' | 'ui';
 
 /** Who may import whom. A folder may always import itself. */
 const MAY_IMPORT: Readonly<Record<Folder, readonly string[]>> = {
   domain: [],
   projections: ['domain'],
   ingest: ['domain'],
+  // Outbound adapters (a model provider, a webhook): the ports they implement are declared in
+  // domain/, the composition root wires them in, and whoever calls out (a reactor in projections/,
+  // a route in api/) holds the port, never the adapter.
+  adapters: ['domain'],
   api: ['domain', 'projections', 'ingest'],
   // The composition root wires everything together.
-  ops: ['domain', 'projections', 'ingest', 'api'],
+  ops: ['domain', 'projections', 'ingest', 'adapters', 'api'],
   // The browser app speaks HTTP only: it shares no code with the server.
   ui: [],
 };
@@ -74,7 +78,7 @@ const targetOf = (file: string, specifier: string): string | null => {
 
 const FOLDERS = Object.keys(MAY_IMPORT) as Folder[];
 
-test('every import in domain/, projections/, ingest/, api/, ops/ and ui/ follows the folder rules', () => {
+test('every import in domain/, projections/, ingest/, adapters/, api/, ops/ and ui/ follows the folder rules', () => {
   const broken: string[] = [];
   let edges = 0;
   for (const folder of FOLDERS) {
@@ -90,6 +94,22 @@ test('every import in domain/, projections/, ingest/, api/, ops/ and ui/ follows
   }
   assert.ok(edges > 500, `only ${edges} imports found: is the parser still reading the files?`);
   assert.equal(broken, [], `forbidden imports:\n${broken.join('\n')}`);
+});
+
+test('reactors and the domain call out through ports: nothing in domain/ or projections/ imports api/ or adapters/', () => {
+  // A reactor that calls a model or a webhook holds the port (domain/modelCalls/modelCall.ts),
+  // wired in by ops/; reaching for the playground's code or the adapter would tie it to one caller.
+  for (const folder of ['domain', 'projections'] as const)
+    for (const forbidden of ['api', 'adapters'])
+      assert.not.ok(MAY_IMPORT[folder].includes(forbidden), `${folder}/ may not import ${forbidden}/`);
+  const reactors = sourceFiles(join(ROOT, 'projections')).filter((file) => /Reactor\.ts$/.test(file));
+  assert.ok(reactors.length >= 4, `only ${reactors.length} reactors found`);
+  const reaching = reactors.flatMap((file) =>
+    importsOf(file)
+      .filter((specifier) => ['api', 'adapters'].includes(targetOf(file, specifier) ?? ''))
+      .map((specifier) => `${relative(ROOT, file)} imports ${specifier}`),
+  );
+  assert.equal(reaching, []);
 });
 
 test('no module reads process.env except ops/config.ts', () => {

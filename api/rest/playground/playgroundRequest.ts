@@ -2,8 +2,7 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import { can } from '../../../domain/access/can.ts';
 import type { Principal } from '../../../domain/access/principal.ts';
-import { type PlaygroundProvider, playgroundProvider } from '../../../domain/playground/playgroundProvider.ts';
-import type { ChatMessage } from '../../../domain/playground/playgroundSpan.ts';
+import { type ChatMessage, type ModelEndpoint, ModelRefusal, reservedParameters } from '../../../domain/modelCalls/modelCall.ts';
 import { renderTemplate, type Variables } from '../../../domain/playground/renderTemplate.ts';
 import {
   MESSAGE_ROLES,
@@ -12,18 +11,11 @@ import {
   TEMPLATE_FORMATS,
   type TemplateFormat,
 } from '../../../domain/prompts/promptVersion.ts';
-import { canonicalBaseUrl } from '../../../domain/playground/canonicalBaseUrl.ts';
-import { chooseCredential } from '../../../domain/playground/playgroundCredential.ts';
-import { decryptSecret, type EncryptedValue } from '../../../domain/secrets/crypto.ts';
-import { cleanSecretKey } from '../../../domain/secrets/secretKey.ts';
 import { findPromptVersion } from '../../../projections/prompts/promptQueries.ts';
-import { sealedSecretValues } from '../../../projections/secrets/secretValueQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { describeIssues } from '../../http/parseBody.ts';
-import { checkBaseUrl } from './baseUrlRule.ts';
-import { DEFAULT_PLAYGROUND_SETTINGS } from './playgroundSettings.ts';
 
 /** A prompt's content parts (its wire shape): text, an assistant's tool call, a tool's result. */
 const textPart = z.strictObject({ type: z.literal('text'), text: z.string() });
@@ -97,11 +89,8 @@ export type RunSpec = {
 /** Everything a provider call needs except the rendered messages (an experiment renders them per example). */
 export type Prepared = {
   readonly spec: RunSpec;
-  readonly provider: PlaygroundProvider;
-  /** Where the call goes (canonical), checked against the base URL rule. */
-  readonly baseUrl: string;
-  /** The key the call carries, or null for none. */
-  readonly apiKey: string | null;
+  /** Where the call goes and the key it carries, as the model port's rules let it through. */
+  readonly endpoint: ModelEndpoint;
 };
 
 export const invalid = (code: string, detail: string): HttpError => new HttpError(422, code, detail);
@@ -154,84 +143,38 @@ const resolveSpec = async (deps: AppDeps, b: RunFields): Promise<RunSpec> => {
   };
 };
 
-/** Fields the route itself sets: a client value for them would silently lose or break the stream. */
-const RESERVED_PARAMETERS = ['model', 'messages', 'stream', 'stream_options', 'tools', 'system'];
-
 /** What the caller may do with stored keys, from the one permission table. */
 export const playgroundAccess = (ctx: Koa.Context): { readonly mayRouteSecrets: boolean } => ({
   mayRouteSecrets: can((ctx.state.principal as Principal | null | undefined) ?? null, 'playground.secrets'),
 });
 
-/** A stored secret (decrypted here, on the server only), else the server's environment, else undefined. */
-const storedOrEnvironment = async (
-  deps: AppDeps,
-  sealed: Map<string, EncryptedValue>,
-  name: string,
-  environment: Readonly<Record<string, string>>,
-): Promise<string | undefined> => {
-  const stored = sealed.get(name);
-  if (stored !== undefined) return decryptSecret(deps.identity.keyring, stored, name);
-  const fromEnvironment = environment[name];
-  return fromEnvironment !== undefined && fromEnvironment !== '' ? fromEnvironment : undefined;
-};
-
 /**
  * Everything that can be checked before calling the provider, each problem a 4xx naming its
- * field: the provider, which key goes where (playgroundCredential.ts; `mayRouteSecrets` is the
- * caller's `playground.secrets` permission), whether that base URL may be called, parameters, the key.
+ * field: the parameters here, then the model port's rules (modelCall.ts): the provider, which key
+ * goes where (`mayRouteSecrets` is the caller's `playground.secrets` permission), whether that base
+ * URL may be called, the key.
  */
 export const prepareRun = async (deps: AppDeps, b: RunFields, access: { readonly mayRouteSecrets: boolean }): Promise<Prepared> => {
-  const settings = deps.playground ?? DEFAULT_PLAYGROUND_SETTINGS;
   const spec = await resolveSpec(deps, b);
-  const provider = playgroundProvider(spec.provider);
-  if ('problem' in provider) throw invalid('unknown_provider', `body.provider: ${provider.problem}`);
-  const requested = spec.base_url === null ? null : canonicalBaseUrl(spec.base_url);
-  if (spec.base_url !== null && requested === null)
-    throw invalid('invalid_base_url', 'body.base_url: must be an http:// or https:// URL without a user name or password');
-  const reserved = RESERVED_PARAMETERS.filter((p) => Object.hasOwn(spec.invocation_parameters, p));
+  const reserved = reservedParameters(spec.invocation_parameters);
   if (reserved.length > 0)
     throw invalid(
       'invalid_invocation_parameters',
       `body.invocation_parameters: ${reserved.join(', ')} are set by the playground, not as parameters`,
     );
-  let secretName: string | undefined;
   try {
-    secretName = spec.api_key_secret === undefined ? undefined : cleanSecretKey(spec.api_key_secret);
+    const endpoint = await deps.models.endpoint({
+      provider: spec.provider,
+      baseUrl: spec.base_url,
+      apiKeySecret: spec.api_key_secret,
+      apiKey: spec.api_key,
+      mayRouteSecrets: access.mayRouteSecrets,
+    });
+    return { spec, endpoint };
   } catch (e) {
-    throw invalid('invalid_secret_key', `body.api_key_secret: ${e instanceof Error ? e.message : String(e)}`);
+    if (e instanceof ModelRefusal) throw new HttpError(e.kind === 'forbidden' ? 403 : 422, e.code, e.message);
+    throw e;
   }
-  const boundName = `${provider.name}_BASE_URL`;
-  const keyName = secretName ?? provider.defaultKeyName;
-  const sealed = await sealedSecretValues(deps.pool, [boundName, keyName]);
-  const bound = await storedOrEnvironment(deps, sealed, boundName, settings.environmentBaseUrls);
-  const boundBaseUrl = bound === undefined ? null : canonicalBaseUrl(bound);
-  if (bound !== undefined && boundBaseUrl === null)
-    throw invalid(
-      'invalid_bound_base_url',
-      `${boundName} (the ${provider.name} base URL an admin configured) is not an http:// or https:// URL`,
-    );
-  const choice = chooseCredential({
-    provider,
-    baseUrl: requested,
-    apiKeySecret: secretName,
-    apiKey: spec.api_key,
-    boundBaseUrl,
-    mayRouteSecrets: access.mayRouteSecrets,
-  });
-  if ('refused' in choice) throw new HttpError(choice.refused.status, choice.refused.code, choice.refused.message);
-  // The provider's own public endpoint is where its key belongs; every other destination is checked.
-  if (choice.destination !== provider.ownBaseUrl)
-    await checkBaseUrl(choice.destination, settings.allowedBaseUrls, requested === null ? boundName : 'body.base_url');
-  const credential = choice.credential;
-  if (credential.kind !== 'stored')
-    return { spec, provider, baseUrl: choice.destination, apiKey: credential.kind === 'own' ? credential.key : null };
-  const apiKey = await storedOrEnvironment(deps, sealed, credential.name, settings.environmentKeys);
-  if (apiKey === undefined && !credential.orNone)
-    throw invalid(
-      'missing_secret',
-      `No API key for ${provider.name}: store a secret named ${credential.name} (PUT /v1/secrets) or set ${credential.name} in the server's environment`,
-    );
-  return { spec, provider, baseUrl: choice.destination, apiKey: apiKey ?? null };
 };
 
 const toolResultText = (result: unknown): string => (typeof result === 'string' ? result : JSON.stringify(result ?? null));

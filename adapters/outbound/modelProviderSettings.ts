@@ -1,5 +1,5 @@
-/** The playground's slice of the configuration (ops/config.ts reads it from the environment). */
-export type PlaygroundSettings = {
+/** How model providers are called (ops/config.ts reads it from the environment: `SERVICE_PLAYGROUND_*`, provider keys and base URLs). */
+export type ModelProviderSettings = {
   /** A provider call that sends nothing for this long (before or between chunks) is cut off and reported as a timeout. */
   readonly timeoutSeconds: number;
   /** Provider keys from the server's environment by name (`OPENAI_API_KEY`); stored secrets win over them. */
@@ -12,12 +12,12 @@ export type PlaygroundSettings = {
   readonly environmentBaseUrls: Readonly<Record<string, string>>;
   /**
    * `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS`: the only base URLs the playground may call, when not
-   * empty; empty refuses link-local and cloud metadata addresses only (baseUrlRule.ts).
+   * empty; empty refuses link-local and cloud metadata addresses only (outboundUrlRule.ts).
    */
   readonly allowedBaseUrls: readonly string[];
 };
 
-export const DEFAULT_PLAYGROUND_SETTINGS: PlaygroundSettings = {
+export const DEFAULT_MODEL_PROVIDER_SETTINGS: ModelProviderSettings = {
   timeoutSeconds: 60,
   environmentKeys: {},
   environmentBaseUrls: {},

@@ -1,21 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { ChatMessage, TokenUsage } from '../../../domain/playground/playgroundSpan.ts';
+import type { ChatMessage, ModelDelta } from '../../domain/modelCalls/modelCall.ts';
 import { providerFetch } from './providerFetch.ts';
 
-/** What a provider's stream yields, in the order it arrives; the same for every provider. */
-export type ProviderEvent =
-  | { readonly type: 'delta'; readonly text: string }
-  | { readonly type: 'tool_call_delta'; readonly index: number; readonly id?: string; readonly name?: string; readonly arguments: string }
-  | { readonly type: 'usage'; readonly usage: TokenUsage }
-  | { readonly type: 'finish'; readonly reason: string };
+/** What a provider's stream yields (the port's deltas). */
+export type ProviderEvent = ModelDelta;
 
 export type ProviderCall = {
   /** `openai` (also every OpenAI-compatible server, through `baseUrl`) or `anthropic`. */
   readonly sdk: 'openai' | 'anthropic';
   /** The key this call carries (providerFetch.ts sets it), or null for none. */
   readonly apiKey: string | null;
-  /** Where the call goes: chosen and checked before (playgroundRequest.ts), never the SDK's own default. */
+  /** Where the call goes: chosen and checked before (modelClient.ts: the credential and outbound URL rules), never the SDK's own default. */
   readonly baseUrl: string;
   readonly model: string;
   readonly messages: readonly ChatMessage[];
