@@ -1,4 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
+import { isStorableMs, STORABLE_TIME_RULE } from '../../domain/storableTime.ts';
 
 /** Epoch microseconds as `2024-01-01T12:00:00.123456Z`: always six digits, so strings sort as times do. */
 export const isoMicros = (micros: bigint): string => {
@@ -14,6 +15,7 @@ const parse = (value: unknown): string => {
   const zoned = /(Z|[+-]\d{2}:?\d{2})$/i.test(text) || !text.includes('T') ? text : `${text}Z`;
   const ms = Date.parse(zoned);
   if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(ms)) throw new TypeError(`"${value}" is not an ISO-8601 date-time`);
+  if (!isStorableMs(ms)) throw new TypeError(`"${value}" is not ${STORABLE_TIME_RULE}`);
   return new Date(ms).toISOString();
 };
 

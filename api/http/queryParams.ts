@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EARLIEST_STORABLE_MS as EARLIEST, LATEST_STORABLE_MS as LATEST } from '../../domain/storableTime.ts';
 
 /** A repeatable query parameter (`?a=1&a=2`) as a list, whether it came once or several times. */
 export const repeated = z
@@ -55,14 +56,6 @@ const inRange = (year: number, month: number, day: number, hour: number, minute:
   probe.setUTCFullYear(year, month, 0);
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= probe.getUTCDate() && hour < 24 && minute < 60 && second < 60;
 };
-
-/** Times Postgres' timestamptz takes without complaint, and that every stored span lies between. */
-const EARLIEST = (() => {
-  const d = new Date(0);
-  d.setUTCFullYear(1, 0, 1);
-  return d.getTime();
-})();
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /**
  * An ISO-8601 time as a UTC timestamp for Postgres, with microseconds. One without a zone is UTC

@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
+import { checkStorableTime } from '../storableTime.ts';
 import { activeProject, evolveProject } from '../projects/projectDecider.ts';
 import type { ProjectEvent } from '../projects/events.ts';
 import type { ProjectState } from '../projects/projectState.ts';
@@ -44,6 +45,9 @@ export const annotationDeletionDecider: Decider<ProjectState, DeleteAnnotations,
   evolve: evolveProject,
   decide: (c, state) => {
     const { projectId } = activeProject(state, c.projectId);
+    // Checked, not rewritten: the edge's times keep their microseconds.
+    if (c.createdFrom !== null) checkStorableTime('start_time', c.createdFrom, 'invalid_time_range');
+    if (c.createdBefore !== null) checkStorableTime('end_time', c.createdBefore, 'invalid_time_range');
     if (c.createdFrom !== null && c.createdBefore !== null && !(Date.parse(c.createdFrom) < Date.parse(c.createdBefore)))
       throw new DomainError('invalid_time_range', 'start_time must be before end_time');
     const { type: _type, ...data } = c;

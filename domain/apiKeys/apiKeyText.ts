@@ -1,11 +1,9 @@
 import { DomainError } from '../errors.ts';
 import { textProblem } from '../identity/textRule.ts';
+import { LATEST_STORABLE_MS as LATEST_EXPIRY } from '../storableTime.ts';
 
 export const API_KEY_NAME_MAX_LENGTH = 256;
 export const API_KEY_DESCRIPTION_MAX_LENGTH = 4096;
-
-/** Postgres `timestamptz` ends at year 294276, ISO strings with four-digit years at 9999: one bound for both. */
-const LATEST_EXPIRY = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** A key's name, trimmed: required, one line, short enough to list. */
 export const cleanApiKeyName = (raw: string): string => {

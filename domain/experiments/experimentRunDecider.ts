@@ -1,6 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { storableJson } from '../annotations/annotationRecord.ts';
+import { checkStorableTime } from '../storableTime.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../tracing/storable.ts';
 import type { RecordExperimentRun } from './commands.ts';
 import type { ExperimentRunRecorded } from './events.ts';
@@ -17,6 +18,9 @@ const decide = (c: RecordExperimentRun, state: ExperimentRunState): ExperimentRu
     );
   if (!Number.isSafeInteger(c.repetition) || c.repetition < 1)
     throw new DomainError('invalid_repetition_number', 'repetition_number: must be an integer of at least 1');
+  // Checked, not rewritten: the edge's times keep their microseconds.
+  checkStorableTime('start_time', c.startTime, 'invalid_run_times');
+  checkStorableTime('end_time', c.endTime, 'invalid_run_times');
   if (Date.parse(c.endTime) < Date.parse(c.startTime))
     throw new DomainError('invalid_run_times', 'end_time: must not be before start_time');
   return [

@@ -143,11 +143,23 @@ const tokenize = (text: string): Token[] => {
   return tokens;
 };
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Parses a filter condition into its tree, or throws FilterError naming the position and what was expected. */
 export const parseFilter = (text: string): FilterExpr => {
   if (text.length > MAX_FILTER_LENGTH) {
     throw new FilterError(MAX_FILTER_LENGTH, `a filter of at most ${MAX_FILTER_LENGTH} characters`, `${text.length} characters`);
   }
+  // A lone surrogate (GraphQL's JSON can carry "\ud800"; a query string cannot) would reach the
+  // database as a parameter it refuses: refused here, where it is, like any other bad character.
+  const lone = LONE_SURROGATE.exec(text);
+  if (lone !== null)
+    throw new FilterError(
+      lone.index,
+      'text without unpaired UTF-16 surrogates',
+      `the lone surrogate \\u${lone[0].charCodeAt(0).toString(16)}`,
+    );
   const tokens = tokenize(text);
   let next = 0;
   let depth = 0;

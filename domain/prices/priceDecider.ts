@@ -2,6 +2,7 @@ import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import type { PriceCommand, SetModelPrice } from './commands.ts';
 import type { PriceEvent } from './events.ts';
+import { checkStorableTime, storableTime } from '../storableTime.ts';
 import { compileNamePattern, MAX_PATTERN_LENGTH } from './namePattern.ts';
 import { TOKEN_TYPES } from './tokenPrice.ts';
 
@@ -27,8 +28,7 @@ const checkSet = (c: SetModelPrice): SetModelPrice => {
   }
   const provider = c.provider?.trim() || null;
   if (provider !== null && provider.length > MAX_NAME) throw invalid('provider_invalid', `provider must be at most ${MAX_NAME} characters`);
-  const time = Date.parse(c.effectiveFrom);
-  if (Number.isNaN(time)) throw invalid('effective_from_invalid', 'effective_from must be an ISO 8601 time');
+  const effectiveFrom = checkStorableTime('effective_from', c.effectiveFrom, 'effective_from_invalid');
   if (c.prices.length === 0) throw invalid('prices_required', 'at least one token price is required');
   const seen = new Set<string>();
   for (const p of c.prices) {
@@ -42,7 +42,7 @@ const checkSet = (c: SetModelPrice): SetModelPrice => {
     )
       throw invalid('price_invalid', 'a threshold needs prompt_tokens ≥ 0 and usd_per_token at least 0 and below 1');
   }
-  return { ...c, model, provider, effectiveFrom: new Date(time).toISOString() };
+  return { ...c, model, provider, effectiveFrom };
 };
 
 const decide = (c: PriceCommand, state: PriceState): PriceEvent[] => {
@@ -52,8 +52,7 @@ const decide = (c: PriceCommand, state: PriceState): PriceEvent[] => {
       return [{ type: 'ModelPriceSet', data: { model, namePattern, provider, effectiveFrom, prices } }];
     }
     case 'DeleteModelPrice': {
-      const time = Date.parse(c.effectiveFrom);
-      const effectiveFrom = Number.isNaN(time) ? c.effectiveFrom : new Date(time).toISOString();
+      const effectiveFrom = storableTime(c.effectiveFrom) ?? c.effectiveFrom;
       if (!state.get(c.model)?.has(effectiveFrom))
         throw new DomainError('price_not_found', `no price for ${c.model} from ${c.effectiveFrom}`, 'not_found');
       return [{ type: 'ModelPriceDeleted', data: { model: c.model, effectiveFrom } }];

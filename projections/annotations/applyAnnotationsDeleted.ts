@@ -1,12 +1,14 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import type { AnnotationsDeleted } from '../../domain/annotations/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
+import { clampedStorableTime } from '../../domain/storableTime.ts';
 import { inProject } from './inProject.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TARGETS = new Set(['span', 'trace', 'session']);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const time = (v: unknown): string | null => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? new Date(v).toISOString() : null);
+/** A bound outside the storable range (an old event's year 0) is clamped into it, keeping its direction. */
+const time = clampedStorableTime;
 
 /** A bulk delete: the annotations of the project's targets of one kind matching every filter present. */
 export const applyAnnotationsDeleted = async (tx: DatabaseTransactionConnection, event: StoredEvent): Promise<void> => {

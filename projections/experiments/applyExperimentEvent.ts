@@ -4,6 +4,7 @@ import { storableJson } from '../../domain/annotations/annotationRecord.ts';
 import { ANNOTATOR_KINDS } from '../../domain/annotations/events.ts';
 import { storableDatasetName, storableDescription, storableObject, uuidOrNull } from '../../domain/datasets/storableExample.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
+import { storableTime } from '../../domain/storableTime.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/tracing/storable.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -11,9 +12,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const nextId = (tx: DatabaseTransactionConnection, kind: 'experiment' | 'run' | 'evaluation'): Promise<bigint> =>
   tx.oneFirst(sql.type(z.object({ last: z.bigint() }))`UPDATE experiment_ids SET last = last + 1 WHERE kind = ${kind} RETURNING last`);
 
-/** A time the writer checked; anything else (a crafted event) is the event's own time. */
+/** A time the writer checked, its microseconds kept; anything else (a crafted event, a year 0) is the event's own time. */
 const timeOr = (v: unknown, fallback: string): string =>
-  typeof v === 'string' && !Number.isNaN(Date.parse(v)) && /^\d{4}-/.test(v) ? v : fallback;
+  typeof v === 'string' && /^\d{4}-/.test(v) && storableTime(v) !== null ? v : fallback;
 const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? clippedText(v, MESSAGE_MAX_BYTES) : null);
 const nameOrNull = (v: unknown): string | null => (typeof v === 'string' ? storableName(v) : null);
 

@@ -2,6 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { PriceEvent } from '../../domain/prices/events.ts';
+import { storableTime } from '../../domain/storableTime.ts';
 
 /**
  * An admin's price version stored (or taken back), and a cost job queued for the stored spans it
@@ -14,8 +15,11 @@ export const applyPriceEvent = async (
   e: StoredEvent & PriceEvent,
   builtInPattern: (model: string) => string | null,
 ): Promise<void> => {
-  const { model, effectiveFrom } = e.data;
-  if (typeof model !== 'string' || typeof effectiveFrom !== 'string' || Number.isNaN(Date.parse(effectiveFrom))) return;
+  const { model } = e.data;
+  // A date no command accepts today (year 0, say, from before the rule) prices nothing: the
+  // version is left out of the read model rather than stopping it (22008 from timestamptz).
+  const effectiveFrom = storableTime(e.data.effectiveFrom);
+  if (typeof model !== 'string' || effectiveFrom === null) return;
   const before = await tx.anyFirst(sql.type(z.object({ name_pattern: z.string() }))`
     SELECT name_pattern FROM model_prices WHERE model = ${model}`);
   if (e.type === 'ModelPriceSet') {

@@ -4,6 +4,7 @@ import { TOKEN_TYPES } from '../../../domain/prices/tokenPrice.ts';
 import type { ModelPrice } from '../../../domain/prices/tokenPrice.ts';
 import type { CustomPrice } from '../../../projections/prices/priceQueries.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
+import { storableTimeField } from '../../http/storableTimeField.ts';
 
 const tokenPriceJson = (p: TokenPrice) => ({
   token_type: p.tokenType,
@@ -31,7 +32,7 @@ export const priceBody = z.object({
   model: text(200).pipe(z.string().trim().min(1)),
   name_pattern: text(500).pipe(z.string().min(1)),
   provider: text(200).nullable().optional(),
-  effective_from: z.iso.datetime({ offset: true }),
+  effective_from: storableTimeField,
   prices: z
     .array(
       z.object({

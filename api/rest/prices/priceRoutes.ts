@@ -5,12 +5,13 @@ import { listCustomPrices } from '../../../projections/prices/priceQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { single } from '../../http/queryParams.ts';
+import { storableTimeField } from '../../http/storableTimeField.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { priceBody, priceJson, tokenPricesOf } from './priceJson.ts';
 
 const listQuery = z.object({ source: z.enum(['all', 'built_in', 'custom']).default('all'), model: single });
-const deleteQuery = z.object({ model: z.string().min(1), effective_from: z.iso.datetime({ offset: true }) });
+const deleteQuery = z.object({ model: z.string().min(1), effective_from: storableTimeField });
 
 /**
  * Model prices (Loupe's; the reference keeps them in GraphQL only): the built-in table and the

@@ -238,4 +238,23 @@ test('malformed or hostile expressions are a 422 naming the position, never a 50
   assert.is(traces.status, 422);
 });
 
+test('a lone UTF-16 surrogate in a GraphQL filterCondition is invalid_filter naming its position, for spans, traces and sessions', async (ctx) => {
+  for (const connection of ['spans', 'traces', 'sessions']) {
+    for (const [filter, position] of [
+      ["name == 'a\ud800'", 10],
+      ["'\udc00' in input.value", 1],
+      ["name == '\ud83d\ude00' or name == 'b\udbff'", 26],
+    ] as const) {
+      const gql = await callJson(ctx.server, 'POST', '/graphql', {
+        query: `query ($id: ID!, $f: String) { node(id: $id) { ... on Project { ${connection}(first: 1, filterCondition: $f) { edges { cursor } } } } }`,
+        variables: { id: ctx.projectGid, f: filter },
+      });
+      const error = gql.body.errors?.[0];
+      assert.is(error?.extensions?.code, 'invalid_filter', `${connection} ${filter}: ${gql.text}`);
+      assert.match(error.message, `at position ${position}:`);
+      assert.match(error.message, 'surrogate');
+    }
+  }
+});
+
 test.run();

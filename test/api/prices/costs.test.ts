@@ -163,6 +163,50 @@ test('an admin price takes effect from its date (earlier spans keep their cost),
   assert.is(gqlRefused.body.errors[0].extensions.status, 403, 'GraphQL: members may not set prices');
 });
 
+test('a price dated outside years 1–9999 is a 422 naming effective_from over REST, a client error over GraphQL; so is a year-0 timeRange', async ({
+  server,
+  admin,
+}) => {
+  const body = {
+    model: 'ancient',
+    name_pattern: 'ancient',
+    prices: [{ token_type: 'input', usd_per_token: 1e-6 }],
+  };
+  for (const effective_from of ['0000-01-01T00:00:00Z', '+099999-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00']) {
+    const r = await callAs(server, 'POST', '/v1/model_prices', { as: admin, json: { ...body, effective_from } });
+    assert.is(r.status, 422, `${effective_from}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.detail, 'effective_from');
+    const gone = await callAs(server, 'DELETE', `/v1/model_prices?model=ancient&effective_from=${encodeURIComponent(effective_from)}`, {
+      as: admin,
+    });
+    assert.is(gone.status, 422, `DELETE ${effective_from}`);
+    const gql = await callAs(server, 'POST', '/graphql', {
+      as: admin,
+      json: {
+        query: `mutation ($at: String!) { setModelPrice(input: { model: "ancient", namePattern: "ancient", effectiveFrom: $at, prices: [{ tokenType: "input", usdPerToken: 1e-6 }] }) { model } }`,
+        variables: { at: effective_from },
+      },
+    });
+    assert.is(gql.body.errors?.[0]?.extensions?.code, 'effective_from_invalid', JSON.stringify(gql.body));
+    assert.ok(gql.body.errors[0].extensions.status < 500);
+  }
+  const events = (await server.store.readAll(START, 100_000)).filter((e) => e.type === 'ModelPriceSet' && e.data.model === 'ancient');
+  assert.is(events.length, 0, 'nothing was appended');
+  for (const start of ['0000-01-01T00:00:00Z', '+099999-01-01T00:00:00Z']) {
+    const range = await callAs(server, 'POST', '/graphql', {
+      as: admin,
+      json: {
+        query: `query ($start: DateTime!) { projects(first: 1) { edges { node { summary(timeRange: { start: $start }) { traceCount } } } } }`,
+        variables: { start },
+      },
+    });
+    assert.ok(range.status < 500, JSON.stringify(range.body));
+    assert.is(range.body.data, undefined, 'refused before it runs');
+    assert.match(range.body.errors?.[0]?.message ?? '', `"${start}" is not`);
+    assert.not.equal(range.body.errors[0].extensions?.code, 'internal_error');
+  }
+});
+
 test('an experiment run shows the cost of its trace; the experiment the sum of its runs’ (REST and GraphQL), null while none is priced', async ({
   server,
   admin,

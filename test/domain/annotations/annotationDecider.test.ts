@@ -124,6 +124,11 @@ test('given a deleted project or a bad window, then the deletion is refused', ()
     .given([created])
     .when({ ...deletion, createdFrom: '2024-02-01T00:00:00Z', createdBefore: '2024-01-01T00:00:00Z' })
     .thenThrows('invalid_time_range');
+  for (const unstorable of ['0000-01-01T00:00:00Z', '+099999-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00'])
+    deciderSpec(annotationDeletionDecider)
+      .given([created])
+      .when({ ...deletion, createdFrom: unstorable })
+      .thenThrows('invalid_time_range');
 });
 
 test.run();

@@ -145,4 +145,15 @@ test('one successful run per example and repetition; a failed one is replaced un
     .then([{ ...run(null), data: { ...run(null).data, runId: 'r2' } }]);
 });
 
+test('a run timed outside the storable years (domain/storableTime.ts) is refused, naming the field', () => {
+  for (const [field, unstorable] of [
+    ['startTime', '0000-01-01T00:00:00Z'],
+    ['endTime', '+099999-01-01T00:00:00Z'],
+  ] as const)
+    deciderSpec(experimentRunDecider)
+      .given([])
+      .when({ ...record, [field]: unstorable })
+      .thenThrows('invalid_run_times');
+});
+
 test.run();

@@ -41,6 +41,20 @@ test('bad prices are refused, each naming what is wrong', () => {
     .given([])
     .when({ ...set, effectiveFrom: 'yesterday' })
     .thenThrows('effective_from_invalid');
+  // Dates outside what timestamptz and ISO text both hold (domain/storableTime.ts): year 0 stopped the tracing read model.
+  for (const unstorable of ['0000-01-01T00:00:00Z', '+099999-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00'])
+    spec
+      .given([])
+      .when({ ...set, effectiveFrom: unstorable })
+      .thenThrows('effective_from_invalid');
+  spec
+    .given([])
+    .when({ ...set, effectiveFrom: '0001-01-01T00:00:00Z' })
+    .then([{ ...setEvent, data: { ...setEvent.data, effectiveFrom: '0001-01-01T00:00:00.000Z' } }]);
+  spec
+    .given([])
+    .when({ ...set, effectiveFrom: '9999-12-31T23:59:59.999Z' })
+    .then([{ ...setEvent, data: { ...setEvent.data, effectiveFrom: '9999-12-31T23:59:59.999Z' } }]);
   spec
     .given([])
     .when({ ...set, prices: [] })

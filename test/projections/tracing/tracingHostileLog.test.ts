@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { PRICE_STREAM } from '../../../domain/prices/priceStream.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
 import type { AttributeValue } from '../../../domain/tracing/attributes.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
@@ -186,6 +187,29 @@ test('token sums that overflow bigint are clamped, not an error', async ({ h }) 
   const [t] = await rows(h.db.pool, sql.unsafe`SELECT token_count_prompt::text AS p FROM traces`);
   assert.is(t!.p, '9223372036854775807');
   await normalSpanIsVisible(h);
+});
+
+test('a price dated year 0 or 99999 already in the log prices nothing and stops nothing, live and in a rebuild', async ({ h }) => {
+  // Written before domain/storableTime.ts refused such dates; timestamptz refuses year 0 (22008).
+  const price = (effectiveFrom: string) => ({
+    model: 'ancient',
+    namePattern: 'ancient-.*',
+    provider: null,
+    effectiveFrom,
+    prices: [{ tokenType: 'input', usdPerToken: 1e-6, threshold: null }],
+  });
+  await appendRaw(h, PRICE_STREAM, 'ModelPriceSet', price('0000-01-01T00:00:00Z'));
+  await appendRaw(h, PRICE_STREAM, 'ModelPriceSet', price('+099999-01-01T00:00:00.000Z'));
+  await appendRaw(h, PRICE_STREAM, 'ModelPriceDeleted', { model: 'ancient', effectiveFrom: '0000-01-01T00:00:00Z' });
+  await appendRaw(h, PRICE_STREAM, 'ModelPriceSet', price('2024-01-01T00:00:00Z'));
+  await h.project();
+  assert.equal(await rows(h.db.pool, sql.unsafe`SELECT to_json(effective_from)#>>'{}' AS at FROM model_prices`), [
+    { at: '2024-01-01T00:00:00+00:00' },
+  ]);
+  await normalSpanIsVisible(h);
+  const live = await dumpTracing(h.db.pool);
+  await rebuildProjection(h.db.pool, h.store, tracingProjection, { batchSize: 2, storeInTransaction: h.storeInTransaction });
+  assert.equal(await dumpTracing(h.db.pool), live);
 });
 
 test.run();
