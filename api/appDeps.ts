@@ -57,4 +57,6 @@ export type AppDeps = {
   readonly retention?: { readonly defaultDays: number };
   /** The outbound port for model providers (adapters/outbound/modelClient.ts): the playground calls through it. */
   readonly models: ModelClient;
+  /** Alert rules: the default evaluation interval and the inward URLs allowed (defaults when left out: 60 s, none). */
+  readonly alerts?: { readonly evaluationIntervalSeconds: number; readonly allowedUrls: readonly string[] };
 };

@@ -3,6 +3,7 @@ import { authRoutes } from './identity/authRoutes.ts';
 import { graphqlRoutes } from './graphql/graphqlRoutes.ts';
 import { healthRoutes } from './health.ts';
 import type { RouteDef } from './http/route.ts';
+import { alertRoutes } from './rest/alerts/alertRoutes.ts';
 import { annotationConfigRoutes } from './rest/annotations/annotationConfigRoutes.ts';
 import { annotationRoutes } from './rest/annotations/annotationRoutes.ts';
 import { apiKeyRoutes } from './rest/apiKeys/apiKeyRoutes.ts';
@@ -33,6 +34,7 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...priceRoutes(deps),
   ...projectRoutes(deps),
   ...traceRetentionPolicyRoutes(deps),
+  ...alertRoutes(deps),
   ...spanRoutes(deps),
   ...traceRoutes(deps),
   ...sessionRoutes(deps),

@@ -1,3 +1,4 @@
+import type { AlertEvent } from './alerts/events.ts';
 import type { AnnotationEvent } from './annotations/events.ts';
 import type { ApiKeyEvent } from './apiKeys/events.ts';
 import type { AnyDatasetEvent } from './datasets/events.ts';
@@ -29,6 +30,7 @@ export type LoupeEvent =
   | AnyExperimentEvent
   | PriceEvent
   | SavedFilterEvent
-  | RetentionEvent;
+  | RetentionEvent
+  | AlertEvent;
 
 export type LoupeEventType = LoupeEvent['type'];

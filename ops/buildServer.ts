@@ -209,6 +209,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         logger,
       }),
       retention: { defaultDays: config.retention.defaultDays },
+      alerts: config.alerts,
     };
     const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));
     const otlp = otlpRoutes(deps, sink);

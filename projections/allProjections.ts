@@ -1,3 +1,4 @@
+import { alertsProjection } from './alerts/alertsProjection.ts';
 import { annotationsProjection } from './annotations/annotationsProjection.ts';
 import { apiKeysProjection } from './apiKeys/apiKeysProjection.ts';
 import { auditTrailProjection } from './audit/auditTrailProjection.ts';
@@ -23,5 +24,6 @@ export const allProjections = (): Projection[] => [
   experimentsProjection,
   savedFiltersProjection,
   traceRetentionPoliciesProjection,
+  alertsProjection,
   auditTrailProjection,
 ];

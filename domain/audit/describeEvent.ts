@@ -477,6 +477,13 @@ const DESCRIBE: { readonly [T in LoupeEventType]: Describe<T> } = {
       change(`filter ${d.name}`, null, d.condition || d.search),
     ]),
   SavedFilterDeleted: (d, s) => described(project(s, d.projectId), `Saved filter ${quoted(d.name)} deleted`),
+  // Alert rules are told under their project; a rule's destinations (and their sealed secrets) are never read here.
+  AlertRuleCreated: (d, s) =>
+    described(project(s, d.projectId), `Alert rule ${quoted(d.rule.name)} created: ${d.rule.metric} over ${d.rule.windowSeconds} s`),
+  AlertRuleChanged: (d, s) => described(project(s, d.projectId), `Alert rule ${quoted(d.rule.name)} changed`),
+  AlertRuleDeleted: (d, s) => described(project(s, d.projectId), `Alert rule ${quoted(d.name)} deleted`),
+  AlertStateChanged: (d, s) =>
+    described(project(s, d.projectId), `Alert ${d.alertId} ${d.from} → ${d.to}`, [change('value', null, d.value)]),
 };
 
 /** Every event type the audit trail knows how to tell (all of `LoupeEvent`). */

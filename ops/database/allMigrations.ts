@@ -3,6 +3,7 @@ import { postgresEventStoreMigrations } from '../../domain/eventstore/postgresEv
 import { checkpointMigrations } from '../../projections/checkpointMigrations.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { reactorMigrations } from '../../projections/reactors/reactorMigrations.ts';
+import { alertReactorMigrations } from '../../projections/alerts/alertReactorMigrations.ts';
 import { auditMigrations } from '../../projections/audit/auditMigrations.ts';
 
 /** Event log first, then checkpoints (read models', reactors'), then each read model's own migrations in order. */
@@ -11,5 +12,6 @@ export const allMigrations = (): Migration[] => [
   ...checkpointMigrations,
   ...reactorMigrations,
   ...auditMigrations,
+  ...alertReactorMigrations,
   ...allProjections().flatMap((p) => p.migrations),
 ];
