@@ -308,26 +308,15 @@ const expandHome = (value: string, env: Env): string => {
   return join(home, value.slice(1));
 };
 
-<<<<<<< HEAD
-/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (adapters/outbound/outboundUrlRule.ts says what it allows). */
-=======
-/** `SERVICE_ALERTS_ALLOWED_URLS`: comma-separated http(s) URL prefixes, normalised as URLs compare (`new URL(..).href`). */
+/** `SERVICE_ALERTS_ALLOWED_URLS`: comma-separated http(s) URL prefixes, parsed as every allow-list is (adapters/outbound/outboundUrlRule.ts). */
 const readAlertAllowedUrls = (r: Reader): readonly string[] => {
-  const urls: string[] = [];
-  for (const entry of r.string('SERVICE_ALERTS_ALLOWED_URLS', '').split(',')) {
-    if (entry.trim() === '') continue;
-    const url = parseUrl(entry.trim());
-    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') {
-      r.problem('SERVICE_ALERTS_ALLOWED_URLS', `must be comma-separated http:// or https:// URLs (got ${quote(entry.trim())})`);
-      return [];
-    }
-    urls.push(url.href);
-  }
-  return urls;
+  const parsed = parseAllowedUrls(r.string('SERVICE_ALERTS_ALLOWED_URLS', ''));
+  if ('urls' in parsed) return parsed.urls;
+  r.problem('SERVICE_ALERTS_ALLOWED_URLS', parsed.problem);
+  return [];
 };
 
-/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (api/rest/playground/baseUrlRule.ts says what it allows). */
->>>>>>> 499d722 (Alert rules per project (issue 37, slice 1): events and a pure decider (domain/alerts/), the rule checked field by field (unknown metric, window < 10 s, interval < 5 s, missing threshold, annotation_score without a name, a non-http(s) or inward URL, a filter that does not parse: 422 naming body.<field>), webhook secrets sealed before the event; the alerts read model; REST POST|GET /v1/projects/{id}/alerts, GET|PATCH|DELETE .../alerts/{id}, .../history; SERVICE_ALERTS_EVALUATION_INTERVAL_SECONDS and SERVICE_ALERTS_ALLOWED_URLS)
+/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (adapters/outbound/outboundUrlRule.ts says what it allows). */
 const readAllowedBaseUrls = (r: Reader): readonly string[] => {
   const parsed = parseAllowedUrls(r.string('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', ''));
   if ('urls' in parsed) return parsed.urls;
