@@ -1,4 +1,5 @@
 import { inFirstOrder } from '../inFirstOrder.ts';
+import { genAiSessionId } from './openInferenceFromGenAi.ts';
 import type { SpanRecord } from './spanRecord.ts';
 import { storableName } from './storable.ts';
 import type { SpansIngestedData } from './events.ts';
@@ -49,7 +50,9 @@ export const withoutSpans = (data: unknown, remove: (span: SpanRecord) => boolea
   const erased: ErasedSpan[] = [];
   slots.forEach((slot, at) => {
     if (slot.erased) erased.push(slot.erased);
-    else if (remove(slot.span)) erased.push({ at, traceId: slot.span.traceId, sessionId: slot.span.sessionId ?? null });
+    // The session the projector gave it (a GenAI conversation id counts), so a rebuild links its trace alike.
+    else if (remove(slot.span))
+      erased.push({ at, traceId: slot.span.traceId, sessionId: slot.span.sessionId ?? genAiSessionId(slot.span.attributes) });
     else spans.push(slot.span);
   });
   const used = new Set(spans.map((s) => s.resource));

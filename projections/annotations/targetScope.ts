@@ -5,6 +5,7 @@ import type { SpansIngestedData, TelemetryDeletionEvent } from '../../domain/tra
 import { erasedSpansOf, spanSlots } from '../../domain/tracing/erasedSpans.ts';
 import { expiredTraceIds } from '../../domain/tracing/expiredTraceIds.ts';
 import { storableName } from '../../domain/tracing/storable.ts';
+import { genAiSessionId } from '../../domain/tracing/openInferenceFromGenAi.ts';
 import { placeNewSpans, restartTraces, spanStartOf } from './targetStart.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,7 +36,8 @@ const targetIdsOf = (data: unknown): { traceId: string; spanId: string | null; s
     return {
       traceId: storableName(typeof r.traceId === 'string' ? r.traceId : ''),
       spanId: storableName(typeof r.spanId === 'string' ? r.spanId : ''),
-      sessionId: typeof r.sessionId === 'string' && r.sessionId.trim() !== '' ? storableName(r.sessionId) : null,
+      // A GenAI conversation id is the session of a span that sends no session.id (openInferenceFromGenAi.ts).
+      sessionId: typeof r.sessionId === 'string' && r.sessionId.trim() !== '' ? storableName(r.sessionId) : genAiSessionId(r.attributes),
       startTime: spanStartOf(r),
     };
   });

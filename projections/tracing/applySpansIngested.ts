@@ -5,6 +5,7 @@ import type { SpansIngested, SpansIngestedData } from '../../domain/tracing/even
 import type { PriceBook } from '../../domain/prices/priceBook.ts';
 import { erasedSpansOf, spanSlots, type ErasedSpan } from '../../domain/tracing/erasedSpans.ts';
 import { storableBatch } from '../../domain/tracing/storable.ts';
+import { withOpenInference } from '../../domain/tracing/openInferenceFromGenAi.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
@@ -23,13 +24,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The event's batch as it may be stored (`storable.ts`): ingest normalises before appending, but
  * the log also holds events written before those rules, and a replay must build the same rows
  * from them as the live run did. A project id that is not a uuid (a crafted event) matches no project.
+ * Spans that speak the GenAI conventions or the Vercel AI SDK's get their OpenInference attributes,
+ * kind and session here (`openInferenceFromGenAi.ts`), so the event keeps what was sent.
  */
 const storedBatch = ({ data }: StoredEvent & SpansIngested): SpansIngestedData & { readonly erased: readonly ErasedSpan[] } => {
   const projectId =
     typeof data?.projectId === 'string' && UUID.test(data.projectId)
       ? data.projectId.toLowerCase()
       : '00000000-0000-0000-0000-000000000000';
-  return { ...storableBatch(data), projectId, erased: erasedSpansOf(data) };
+  const batch = storableBatch(data);
+  return { ...batch, spans: batch.spans.map(withOpenInference), projectId, erased: erasedSpansOf(data) };
 };
 
 const TRACE_COLUMNS = [
