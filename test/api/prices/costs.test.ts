@@ -207,6 +207,43 @@ test('a price dated outside years 1–9999 is a 422 naming effective_from over R
   }
 });
 
+test('with (a+)+ stored as a price pattern, a span whose model is 33 a’s and "!" is projected and listed (no backtracking), and one of 40 a’s is priced', async ({
+  server,
+  admin,
+}) => {
+  const set = await callAs(server, 'POST', '/v1/model_prices', {
+    as: admin,
+    json: {
+      model: 'evil',
+      name_pattern: '(a+)+',
+      effective_from: '2020-01-01T00:00:00Z',
+      prices: [{ token_type: 'input', usd_per_token: 1e-6 }],
+    },
+  });
+  assert.is(set.status, 201);
+  const hostile = llm(newTraceId(), `${'a'.repeat(33)}!`, '2026-11-20T10:00:00Z', 1000, 0);
+  const priced = llm(newTraceId(), 'a'.repeat(40), '2026-11-20T10:00:00Z', 1000, 0);
+  await seed(server, 'evil-pattern', [hostile, priced]);
+  const spans = (await callAs(server, 'GET', '/v1/projects/evil-pattern/spans', { as: admin })).body.data as {
+    context: { span_id: string };
+    cost: { total: number } | null;
+  }[];
+  const bySpan = new Map(spans.map((x) => [x.context.span_id, x.cost]));
+  assert.is(bySpan.get(hostile.spanId), null, 'listed, unpriced');
+  near(bySpan.get(priced.spanId)?.total, 1000 * 1e-6, 'priced by the pattern');
+  const backref = await callAs(server, 'POST', '/v1/model_prices', {
+    as: admin,
+    json: {
+      model: 'evil2',
+      name_pattern: '(a)\\1',
+      effective_from: '2020-01-01T00:00:00Z',
+      prices: [{ token_type: 'input', usd_per_token: 1e-6 }],
+    },
+  });
+  assert.ok(backref.status === 400 || backref.status === 422, JSON.stringify(backref.body));
+  assert.match(backref.body.detail, 'name_pattern');
+});
+
 test('an experiment run shows the cost of its trace; the experiment the sum of its runs’ (REST and GraphQL), null while none is priced', async ({
   server,
   admin,

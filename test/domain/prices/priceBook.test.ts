@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { builtInPrices } from '../../../domain/prices/builtInPrices.ts';
+import { compileNamePattern } from '../../../domain/prices/namePattern.ts';
 import { priceBook } from '../../../domain/prices/priceBook.ts';
 import { spanCost } from '../../../domain/prices/spanCost.ts';
 import type { ModelPrice } from '../../../domain/prices/tokenPrice.ts';
@@ -89,6 +90,24 @@ test('cost: cache and audio parts at their own prices, the rest of each total at
   const mini = priceBook(builtInPrices(), []).priceAt('gpt-4o-mini', null, NOW)!;
   const noCacheWritePrice = spanCost(mini, { ...usage, prompt: 100, cacheWrite: 30 });
   assert.ok(Math.abs(noCacheWritePrice.prompt - 100 * 1.5e-7) < 1e-15, 'a part without a price of its own stays at the input price');
+});
+
+test('patterns that make a backtracking engine take exponential time match in linear time (RE2): a 33-a name with (a+)+ stored answers, no match', () => {
+  // With JavaScript's RegExp the first held the event loop for minutes (issue 32).
+  const classic = ['(a+)+', '(a|aa)+', '(a*)*b', '(.*a){20}', '(\\w+\\s?)+$', '([a-z]+)*$'];
+  const book = priceBook(
+    [],
+    classic.map((p, i) => price(`evil-${i}`, p, 1e-6)),
+  );
+  for (const name of [`${'a'.repeat(33)}!`, `${'a'.repeat(255)}!`, `${'a '.repeat(127)}!`])
+    assert.is(book.priceAt(name, null, NOW), null, name.slice(0, 40));
+  assert.ok(book.priceAt('a'.repeat(40), null, NOW)?.model.startsWith('evil-'), 'and they still match what they describe');
+});
+
+test('what only a backtracking engine can do, or a pattern too big to match quickly, is refused by the decider’s compile', () => {
+  for (const pattern of ['(a)\\1', 'gpt(?=-4)', '(?<!x)gpt', 'a{1000}', '(?:.{0,100}){5}x'])
+    assert.throws(() => compileNamePattern(pattern), SyntaxError, pattern);
+  assert.ok(compileNamePattern('gpt-4o(-mini)?(-\\d{4}-\\d{2}-\\d{2})?'));
 });
 
 test.run();
