@@ -5,6 +5,7 @@ import type { Principal } from '../../domain/access/principal.ts';
 import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
 import { shapeError } from '../http/errorMiddleware.ts';
+import { unauthenticated } from '../identity/unauthenticated.ts';
 import { HttpError } from '../http/httpError.ts';
 import type { RouteDef } from '../http/route.ts';
 import { graphqlSchema } from './buildGraphqlSchema.ts';
@@ -68,8 +69,8 @@ export const graphqlRoutes = (deps: AppDeps): RouteDef[] => {
       return;
     }
     if (ctx.state.principal === null || ctx.state.principal === undefined) {
-      if (ctx.state.authProblem === 'expired') throw new HttpError(401, 'expired_token', 'Expired token');
-      throw new HttpError(401, 'unauthenticated', 'Invalid token');
+      const { code, message } = unauthenticated(ctx.state.authProblem);
+      throw new HttpError(401, code, message);
     }
     const [body, init] = await handle({
       url: ctx.url,

@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { authorize } from '../../domain/access/authorize.ts';
 import type { Principal } from '../../domain/access/principal.ts';
+import { unauthenticated } from '../identity/unauthenticated.ts';
 import { HttpError } from './httpError.ts';
 import type { RouteDef } from './route.ts';
 
@@ -43,8 +44,11 @@ export const mountRoutes = (
         ctx.state.principal = principal;
         const decision = authorize(principal, route.permission);
         if (!decision.allowed) {
-          const expired = decision.status === 401 && ctx.state.authProblem === 'expired';
-          throw new HttpError(decision.status, expired ? 'expired_token' : decision.code, expired ? 'Expired token' : decision.message);
+          if (decision.status === 401) {
+            const { code, message } = unauthenticated(ctx.state.authProblem);
+            throw new HttpError(401, code, message);
+          }
+          throw new HttpError(decision.status, decision.code, decision.message);
         }
       } else {
         ctx.state.principal = await options.authenticate(ctx).catch(() => null);

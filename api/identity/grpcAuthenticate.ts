@@ -2,6 +2,7 @@ import { authorize } from '../../domain/access/authorize.ts';
 import type { Principal } from '../../domain/access/principal.ts';
 import type { GrpcAuthResult } from '../../ingest/grpcServer.ts';
 import type { Authenticator } from './createAuthenticator.ts';
+import { unauthenticated } from './unauthenticated.ts';
 
 /**
  * The gRPC receiver's check of the `authorization` metadata: the same credentials and the same
@@ -13,7 +14,6 @@ export const grpcAuthenticate =
     const { principal, problem } = await authenticator.fromAuthorization(request.authorization);
     const decision = authorize(principal, 'ingest');
     if (decision.allowed) return { ok: true, principal };
-    if (decision.status === 401)
-      return { ok: false, code: 'UNAUTHENTICATED', message: problem === 'expired' ? 'Expired token' : decision.message };
+    if (decision.status === 401) return { ok: false, code: 'UNAUTHENTICATED', message: unauthenticated(problem).message };
     return { ok: false, code: 'PERMISSION_DENIED', message: decision.message };
   };

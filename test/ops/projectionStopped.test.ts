@@ -43,6 +43,18 @@ test('given a project the tracing read model cannot store, readiness names the e
   assert.match(stop.error, /SQLSTATE 23514/);
   assert.match(ready.body.degraded[0], /^tracing stopped at event \d+:\d+ \(ProjectCreated in stream /);
   assert.ok(server.logLines.filter((l) => l.includes('projection stopped')).length === 1, 'logged once');
+  // What an alert uses (README › Operations): the gauge per read model, sampled every second.
+  const stoppedGauge = async (projection: string) => {
+    const text = (await callJson(server, 'GET', '/metrics')).text;
+    return new RegExp(`^loupe_projection_stopped\\{projection="${projection}"\\} (\\d+)$`, 'm').exec(text)?.[1];
+  };
+  await eventually(
+    () => stoppedGauge('tracing'),
+    (v) => v === '1',
+    10_000,
+  );
+  assert.is(await stoppedGauge('tracing'), '1', 'loupe_projection_stopped{projection="tracing"} 1');
+  assert.is(await stoppedGauge('datasets'), '0', 'the others 0');
 
   // Writes that need other read models still answer at once.
   const secrets = await callJson(server, 'PUT', '/v1/secrets', { secrets: [{ key: 'K', value: 'v' }] });
@@ -84,6 +96,11 @@ test('given a project the tracing read model cannot store, readiness names the e
     20_000,
   );
   assert.equal(back.body.stoppedProjections, []);
+  await eventually(
+    () => stoppedGauge('tracing'),
+    (v) => v === '0',
+    10_000,
+  );
   const projects = await eventually(
     () => callJson(server, 'GET', '/v1/projects'),
     (r) => r.body.data.length === 3,

@@ -66,6 +66,24 @@ test('the access cookie and the access token as bearer authenticate; refresh tok
   assert.is((await callAs(server, 'GET', '/v1/user', { as: { bearer: forged } })).status, 401);
 });
 
+test('a request without credentials is told what is missing and how to send a key (REST, OTLP, GraphQL); a bad token is "Invalid token"', async ({
+  server,
+}) => {
+  for (const [method, path] of [
+    ['GET', '/v1/projects'],
+    ['POST', '/v1/traces'],
+    ['POST', '/graphql'],
+  ] as const) {
+    const none = await callAs(server, method, path, { json: method === 'POST' ? {} : undefined });
+    assert.is(none.status, 401, path);
+    assert.is(none.body.code, 'unauthenticated', path);
+    assert.match(none.body.detail, 'No credentials', path);
+    assert.match(none.body.detail, 'Authorization: Bearer <key>', path);
+    const bad = await callAs(server, method, path, { as: { bearer: 'not-a-key' }, json: method === 'POST' ? {} : undefined });
+    assert.equal([bad.status, bad.body.detail], [401, 'Invalid token'], path);
+  }
+});
+
 test('refresh: a new pair; the used refresh token and its access token stop working (single use)', async ({ server }) => {
   const session = await login(server, 'ann@example.com', 'ann-pw-1');
   const refreshed = await callAs(server, 'POST', '/auth/refresh', { as: { cookie: session.cookie } });

@@ -190,7 +190,9 @@ test('a price dated outside years 1–9999 is a 422 naming effective_from over R
     assert.is(gql.body.errors?.[0]?.extensions?.code, 'effective_from_invalid', JSON.stringify(gql.body));
     assert.ok(gql.body.errors[0].extensions.status < 500);
   }
-  const events = (await server.store.readAll(START, 100_000)).filter((e) => e.type === 'ModelPriceSet' && e.data.model === 'ancient');
+  const events = (await server.store.readAll(START, 100_000)).filter(
+    (e) => e.type === 'ModelPriceSet' && (e.data as { model?: string }).model === 'ancient',
+  );
   assert.is(events.length, 0, 'nothing was appended');
   for (const start of ['0000-01-01T00:00:00Z', '+099999-01-01T00:00:00Z']) {
     const range = await callAs(server, 'POST', '/graphql', {
