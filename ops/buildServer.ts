@@ -31,6 +31,7 @@ import { createProjectionRunner, ProjectionStoppedError, type ProjectionRunner }
 import { createReadModelLease, ownerLabel } from '../projections/readModelLease.ts';
 import { createReactorRunner, type ReactorRunner } from '../projections/reactors/reactorRunner.ts';
 import { createReactors } from './createReactors.ts';
+import { createSpanSearchIndexer, type SpanSearchIndexer } from '../projections/tracing/spanSearchIndexer.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
@@ -64,6 +65,8 @@ export type RunningServer = {
   readonly store: EventStore;
   readonly runner: ProjectionRunner;
   readonly reactors: ReactorRunner;
+  /** Writes the search words of new spans behind the tracing projection (search trails ingest). */
+  readonly spanSearch: SpanSearchIndexer;
   readonly app: App;
   readonly ports: { readonly http: number; readonly otlpHttp: number; readonly grpc: number };
   /** Browser-facing base URL including the root path. */
@@ -130,6 +133,17 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     });
     closers.unshift(async () => lag.stop());
     metrics.watchLag(lag);
+    // Full-text search trails the spans (projections/tracing/spanTextSearch.ts): its words are
+    // written after the spans, giving way while the tracing projection has events to apply.
+    const spanSearch = createSpanSearchIndexer({
+      pool: database.pool,
+      // PGlite runs on this thread: a step of 250 spans holds it for about a quarter of a second.
+      chunk: database.kind === 'pglite' ? 250 : 1000,
+      busy: () => lag.current().some((l) => l.name === 'tracing' && l.events > 0),
+      onError: (error) => logger.warn({ err: error }, 'span search indexing failed; retrying'),
+    });
+    spanSearch.start();
+    closers.unshift(() => spanSearch.stop());
     // A read model stopped at a poison event must not keep the server from starting: it is
     // reported by /readyz and the log (the live auth state has the events when this is thrown).
     const unlessStopped = (error: unknown) => {
@@ -260,6 +274,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       store,
       runner,
       reactors,
+      spanSearch,
       app,
       ports,
       url,

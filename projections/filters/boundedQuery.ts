@@ -21,7 +21,7 @@ const limitStatement = (db: CommonQueryMethods, ms: number) =>
 
 /**
  * Whether a search holds a word rarer than every word the text index's statistics track (ANALYZE
- * keeps the most common words of `spans_text_search`). The planner estimates such a word as if it
+ * keeps the most common words of `span_search.words`). The planner estimates such a word as if it
  * were as common as the rarest tracked one; for a word only a few spans hold it then walks the
  * project's spans newest first, testing each, and reads all of them (over 10 s at a million
  * spans), where the index finds them in milliseconds. A common word is the other way round: the
@@ -32,7 +32,7 @@ const holdsUntrackedWord = async (db: CommonQueryMethods, search: string): Promi
   db.oneFirst(sql.type(z.object({ rare: z.boolean() }))`
     WITH tracked AS (
       SELECT most_common_elems::text::text[] AS words FROM pg_stats
-      WHERE tablename = 'spans_text_search' AND most_common_elems IS NOT NULL LIMIT 1
+      WHERE tablename = 'span_search' AND attname = 'words' AND most_common_elems IS NOT NULL LIMIT 1
     )
     SELECT EXISTS (
       SELECT 1 FROM tracked, unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${search}))) AS word

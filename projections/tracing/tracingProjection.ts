@@ -69,6 +69,7 @@ export const tracingProjection: Projection = {
     'sessions',
     'traces',
     'spans',
+    'span_search',
     'model_prices',
     'cost_jobs',
     'tracing_erasures',

@@ -98,6 +98,8 @@ test.before(async (ctx) => {
     }),
   );
   await seed(ctx.server, 'filters', [rootA, llmA, rootB, llmB, soloC, rootD, ...tools]);
+  // Search trails the spans: their words are written behind the projection.
+  await ctx.server.spanSearch.catchUp();
   const annotate = await callJson(ctx.server, 'POST', '/v1/span_annotations?sync=true', {
     data: [
       { span_id: llmA.spanId, name: 'correctness', annotator_kind: 'LLM', result: { label: 'incorrect', score: 0 } },
@@ -206,6 +208,19 @@ test('full-text search finds words in names, inputs and outputs, case-insensitiv
   assert.equal(await gqlSpans(ctx, "span_kind == 'LLM'", 'refund'), ['llm A']);
   assert.equal(await restSpans(ctx.server, `search=${encodeURIComponent('"sorry for the trouble"')}`), ['llm A']);
   assert.equal(await restSpans(ctx.server, 'search=nothinglikethis'), []);
+});
+
+test('a span sent now is found by search within seconds, with nobody waiting for its words', async (ctx) => {
+  const late = spanRecord({ traceId: newTraceId(), name: 'late E', attributes: attrs({ 'input.value': 'zanzibar shipping' }) });
+  await seed(ctx.server, 'filters', [late]);
+  const listed = Date.now();
+  let names: string[] = [];
+  while (Date.now() - listed < 5000) {
+    names = await restSpans(ctx.server, 'search=zanzibar');
+    if (names.length > 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.equal(names, ['late E'], 'found within 5 s of being listed');
 });
 
 test('malformed or hostile expressions are a 422 naming the position, never a 500', async (ctx) => {

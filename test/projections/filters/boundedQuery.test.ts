@@ -16,7 +16,8 @@ test.before(async (ctx) => {
   );
   const position = await ingestSpans(ctx.server.store, [batch('bounded', spans)], { actor: 'test', requestId: null });
   await ctx.server.runner.waitFor(position!, 60_000);
-  await ctx.server.pool.query(sql.unsafe`ANALYZE spans`);
+  await ctx.server.spanSearch.catchUp();
+  await ctx.server.pool.query(sql.unsafe`ANALYZE span_search`);
 });
 test.after(async (ctx) => {
   await ctx.server.close();

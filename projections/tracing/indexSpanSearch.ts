@@ -1,0 +1,45 @@
+import { sql, type DatabasePool } from 'slonik';
+import { z } from 'zod';
+import { spanWords } from './spanTextSearch.ts';
+
+/** Advisory lock class of an indexing transaction: several processes on one database index one at a time. */
+const SPAN_SEARCH_LOCK = 7305033;
+
+export type SpanSearchStep = {
+  /** Spans whose words this step wrote (a span indexed already, by another process, counts too). */
+  readonly indexed: number;
+  /** Whether more spans may wait: the step took as many as it was allowed. */
+  readonly more: boolean;
+};
+
+/**
+ * Writes the search words (`spanTextSearch.ts`) of up to `limit` spans that have none yet, oldest
+ * first, in one transaction. The spans above the highest indexed row id are exactly those: the
+ * tracing projection is the only writer of span rows, one transaction at a time, and hands out
+ * their ids in log order, so a snapshot sees every span up to some id and none after. A deleted
+ * span takes its words with it (ON DELETE CASCADE); when that was the highest, the spans above it
+ * are read again and their rows are left as they are. A span deleted while this step reads it
+ * fails the step (the foreign key): the next step no longer sees it. When another process is
+ * indexing, this one does nothing.
+ */
+export const indexSpanSearch = async (pool: DatabasePool, limit: number): Promise<SpanSearchStep> =>
+  pool.transaction(async (tx) => {
+    const mine = await tx.oneFirst(sql.type(z.object({ locked: z.boolean() }))`
+      SELECT pg_try_advisory_xact_lock(${SPAN_SEARCH_LOCK}, 0) AS locked`);
+    if (!mine) return { indexed: 0, more: false };
+    const indexed = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
+      WITH next AS (
+        SELECT s.id, ${spanWords('s')} AS words FROM spans s
+        WHERE s.id > (SELECT coalesce(max(span_rowid), 0) FROM span_search)
+        ORDER BY s.id LIMIT ${limit}
+      ), written AS (
+        INSERT INTO span_search (span_rowid, words) SELECT id, words FROM next ON CONFLICT (span_rowid) DO NOTHING
+      )
+      SELECT count(*)::int AS n FROM next`);
+    return { indexed, more: indexed >= limit };
+  });
+
+/** Whether spans wait for their words (a cheap look at the two primary keys). */
+export const spanSearchPending = async (pool: DatabasePool): Promise<boolean> =>
+  pool.oneFirst(sql.type(z.object({ pending: z.boolean() }))`
+    SELECT EXISTS (SELECT 1 FROM spans WHERE id > (SELECT coalesce(max(span_rowid), 0) FROM span_search)) AS pending`);
