@@ -10,7 +10,13 @@
  * baselines put on any projection here (`ceiling` below). Then, with the server stopped, it replays the
  * tracing read model over the same log (`rebuildProjection`, the path a rebuild and the live
  * runner share) and reports the projection's own rate and CPU, which a busy machine disturbs less
- * than the rates above (issue 14 item 1, BENCHMARKS.md §9).
+ * than the rates above (issue 14 item 1, BENCHMARKS.md §9), and then writes every span's full-text
+ * search words again the way the server's indexer does behind the projection (its own rate and CPU).
+ *
+ * The figures to follow from change to change (issue 33, BENCHMARKS.md §21): visible spans/s as a
+ * share of the log-append-alone rate of the same run (unlike the ceiling, it does not move when
+ * rows get heavier), the read model's write CPU per span (the replay's), and how long after the
+ * spans were listed full-text search found the last requests' words (search trails ingest).
  *
  *   --backend pglite|postgres|both   (default both)
  *   --postgres-spans N               (default 100000)
@@ -35,6 +41,7 @@ import pg from 'pg';
 import { sql } from 'slonik';
 import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
 import { rebuildProjection } from '../../projections/rebuildProjection.ts';
+import { indexSpanSearch } from '../../projections/tracing/indexSpanSearch.ts';
 import { tracingProjection } from '../../projections/tracing/tracingProjection.ts';
 import { openDatabase, type Database } from '../database/openDatabase.ts';
 import { SERVER_NODE_FLAGS } from '../serverNodeFlags.ts';
@@ -49,7 +56,7 @@ import {
   waitForQuietMachine,
 } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
-import { waitUntilListed } from './restClient.ts';
+import { waitUntilListed, waitUntilSearchable } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
 import { sendBatches } from './senders.ts';
 import { passedOnEnvironment, startServerProcess, type ServerProcess } from './serverProcess.ts';
@@ -87,6 +94,8 @@ type IngestResult = {
   requestBytes: number;
   ackSeconds: number;
   visibleSeconds: number;
+  /** Until full-text search found a word of each sender's last request (search trails the list). */
+  searchableSeconds: number;
   ackedPerSecond: number;
   visiblePerSecond: number;
   ackLatencyMs: { p50: number; p95: number; max: number };
@@ -109,6 +118,8 @@ type IngestResult = {
   /** The run's SpansIngested events appended again, nothing else (appendBaseline.ts). */
   append: AppendResult;
   replay: ReplayResult | null;
+  /** After the replay: every span's search words written again, nothing else running. */
+  searchIndex: ReplayResult | null;
 };
 
 /** The tracing read model rebuilt from the log, nothing else running: its rate and what it cost. */
@@ -137,6 +148,32 @@ const replayTracing = async (
   const postgresCpuSeconds = backends ? await backends.stop() : null;
   const stored = Number(await database.pool.oneFirst(sql.unsafe`SELECT count(*) FROM spans`));
   if (stored !== spans) throw new Error(`the replay left ${stored} spans, expected ${spans}`);
+  return { spans, seconds, spansPerSecond: spans / seconds, nodeCpuSeconds: (cpu.user + cpu.system) / 1e6, postgresCpuSeconds };
+};
+
+/**
+ * Writes every span's full-text search words (the replay swapped in an empty table), as the
+ * server's indexer does behind the projection, with nothing else running: its rate and CPU.
+ */
+const indexSearchAlone = async (
+  database: Database,
+  spans: number,
+  postgresBackendPids: (() => Promise<number[]>) | null,
+  chunk: number,
+): Promise<ReplayResult> => {
+  const backends = postgresBackendPids ? startBackendCpuSampler(postgresBackendPids) : null;
+  await backends?.ready;
+  const before = process.cpuUsage();
+  const started = performance.now();
+  let indexed = 0;
+  for (let step = await indexSpanSearch(database.pool, chunk); ; step = await indexSpanSearch(database.pool, chunk)) {
+    indexed += step.indexed;
+    if (!step.more) break;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(before);
+  const postgresCpuSeconds = backends ? await backends.stop() : null;
+  if (indexed !== spans) throw new Error(`the search indexer wrote the words of ${indexed} spans, expected ${spans}`);
   return { spans, seconds, spansPerSecond: spans / seconds, nodeCpuSeconds: (cpu.user + cpu.system) / 1e6, postgresCpuSeconds };
 };
 
@@ -179,16 +216,35 @@ const prepare = (spans: number) => {
   const generator = createSpanGenerator({ seed: 7, textBytes: Number(args['text-bytes']) });
   const warmup = [...spanBatches(generator, batchSize * 2, batchSize)];
   const batches = [...spanBatches(generator, spans, batchSize)];
+  const needles = markLastBatches(batches);
   log(`encoding ${batches.length} batches of ${batchSize} spans ...`);
   const bodies = batches.map((b) => encodeExportRequest(b, PROJECT));
-  return { warmup, batches, bodies, requestBytes: bodies.reduce((n, b) => n + b.length, 0) };
+  return { warmup, batches, bodies, needles, requestBytes: bodies.reduce((n, b) => n + b.length, 0) };
+};
+
+/**
+ * A word of its own in the output of the first span of each of the last `concurrency` requests:
+ * once search finds all of them, it has caught up with the run (the indexer goes in log order).
+ */
+const markLastBatches = (batches: GeneratedSpan[][]): string[] => {
+  const run = Date.now().toString(36);
+  return batches.slice(-concurrency).map((batch, i) => {
+    const word = `needle${run}x${i}`;
+    const [first, ...rest] = batch;
+    if (!first) return word;
+    const attributes = first.attributes.map(([k, v]) =>
+      k === 'output.value' ? ([k, { str: `${word} ${'str' in v ? v.str : ''}` }] as const) : ([k, v] as const),
+    );
+    batch.splice(0, batch.length, { ...first, attributes }, ...rest);
+    return word;
+  });
 };
 
 const waitVisible = (server: ServerProcess, batches: readonly (readonly GeneratedSpan[])[], timeoutMs: number) =>
   waitUntilListed(server.url, PROJECT, batches.flat(), timeoutMs);
 
 const runIngest = async (backend: Backend, spanCount: number): Promise<IngestResult> => {
-  const { warmup, batches, bodies, requestBytes } = prepare(spanCount);
+  const { warmup, batches, bodies, needles, requestBytes } = prepare(spanCount);
   const workingDir = await mkdtemp(join(tmpdir(), 'loupe-bench-'));
   const scratch = backend === 'postgres' ? await createScratchDatabase(args['pg-url']!, 'loupe_bench') : null;
   // SERVICE_*, NODE_OPTIONS and MALLOC_* from the bench's environment reach the server, as in bench:idle-memory.
@@ -246,13 +302,17 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     await waitVisible(server, lastBatches, VISIBLE_TIMEOUT_MS);
     const visibleSeconds = (performance.now() - started) / 1000;
     const serverCpuSeconds = processCpuSeconds(server.pid) - serverCpuBefore;
-    const serverPeakRss = peakRssBytes(server.pid);
     const bench = process.cpuUsage(benchBefore);
     const benchCpuSeconds = (bench.user + bench.system) / 1e6;
     const machineCpuSeconds = machineBusySeconds() - machineBefore;
     const postgresCpuSeconds = backends ? await backends.stop() : null;
     await monitor?.end();
-    log(`${backend}: visible after ${visibleSeconds.toFixed(1)} s`);
+    log(`${backend}: visible after ${visibleSeconds.toFixed(1)} s; waiting until search finds the last requests' words`);
+    await waitUntilSearchable(server.url, PROJECT, needles, VISIBLE_TIMEOUT_MS);
+    const searchableSeconds = (performance.now() - started) / 1000;
+    log(`${backend}: searchable after ${searchableSeconds.toFixed(1)} s`);
+    // After the search indexer caught up too: on PGlite it runs in the server process.
+    const serverPeakRss = peakRssBytes(server.pid);
     const stopped = await server.stop();
     server = null;
     if (stopped !== 'exit 0') log(`${backend}: server stopped with ${stopped}`);
@@ -269,6 +329,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     let eventsBytes: number | null = null;
     let spansBytes: number | null = null;
     let replay: ReplayResult | null = null;
+    let searchIndex: ReplayResult | null = null;
     let append: AppendResult | undefined;
     if (scratch) {
       const client = new pg.Client({ connectionString: scratch.url });
@@ -289,6 +350,9 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
               )
             ).rows.map((r) => r.pid);
           replay = await replayTracing(database, total, pids);
+          await waitForQuietMachine(60_000, 0.25, cores);
+          log(`${backend}: writing every span's search words again`);
+          searchIndex = await indexSearchAlone(database, total, pids, 1000);
         } finally {
           await database.close();
         }
@@ -325,7 +389,14 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
           log(`${backend}: replaying the tracing projection`);
           const database = await openDatabase({ pglite: db, description: 'bench' });
           // Not database.close(): that would close PGlite, which the COPY baseline still needs.
-          replay = await replayTracing(database, total, null).finally(() => database.pool.end());
+          try {
+            replay = await replayTracing(database, total, null);
+            await waitForQuietMachine(60_000, 0.25, cores);
+            log(`${backend}: writing every span's search words again`);
+            searchIndex = await indexSearchAlone(database, total, null, 250);
+          } finally {
+            await database.pool.end();
+          }
         }
         append = await measureAppend(await openDatabase({ pglite: db, description: 'bench' }), 1, (d) => d.pool.end());
         await waitForQuietMachine(60_000, 0.25, cores);
@@ -346,6 +417,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       requestBytes,
       ackSeconds,
       visibleSeconds,
+      searchableSeconds,
       ackedPerSecond: spanCount / ackSeconds,
       visiblePerSecond: spanCount / visibleSeconds,
       ackLatencyMs: latencies,
@@ -363,6 +435,7 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
       copy,
       append,
       replay,
+      searchIndex,
     };
   } catch (error) {
     if (server) log(`server output:\n${server.output().slice(-4000)}`);
@@ -396,6 +469,10 @@ const report = (r: IngestResult): string => {
   }
   const { append } = r;
   lines.push(
+    `  visible / log append alone: ${(r.visiblePerSecond / append.spansPerSecond).toFixed(2)} (the share of the log's own rate that reaches the spans list; it does not move when rows get heavier, unlike the ceiling below)`,
+    `  full-text search found the last requests' words ${(r.searchableSeconds - r.visibleSeconds).toFixed(1)} s after they were listed (${r.searchableSeconds.toFixed(1)} s after the start)`,
+  );
+  lines.push(
     `  log append alone (the run's ${fmt(append.events)} span events again, ${r.backend === 'pglite' ? 'one session' : `${r.concurrency} appenders`}): ${fmt(append.spansPerSecond)} spans/s (${append.seconds.toFixed(1)} s), machine CPU ${((append.machineCpuSeconds / append.spans) * 1e6).toFixed(0)} µs per span`,
   );
   for (const { label, result } of r.copy) {
@@ -410,6 +487,16 @@ const report = (r: IngestResult): string => {
     const cpu = nodeCpuSeconds + (postgresCpuSeconds ?? 0);
     lines.push(
       `  tracing projection replayed alone (rebuild, batches of 20 events): ${fmt(spansPerSecond)} spans/s (${seconds.toFixed(1)} s); CPU ${r.backend === 'pglite' ? `${nodeCpuSeconds.toFixed(1)} s (PGlite in process)` : `Node ${nodeCpuSeconds.toFixed(1)} s + Postgres ${(postgresCpuSeconds ?? 0).toFixed(1)} s`} = ${((cpu / r.replay.spans) * 1e6).toFixed(0)} µs per span`,
+    );
+    lines.push(
+      `  read model write CPU per span (the replay's ${r.backend === 'pglite' ? 'PGlite and Node, one thread' : 'Postgres backends'}): ${(((r.backend === 'pglite' ? cpu : (postgresCpuSeconds ?? 0)) / r.replay.spans) * 1e6).toFixed(0)} µs`,
+    );
+  }
+  if (r.searchIndex) {
+    const { spansPerSecond, seconds, nodeCpuSeconds, postgresCpuSeconds } = r.searchIndex;
+    const cpu = nodeCpuSeconds + (postgresCpuSeconds ?? 0);
+    lines.push(
+      `  search words written alone (every span again, as the indexer does behind the projection): ${fmt(spansPerSecond)} spans/s (${seconds.toFixed(1)} s); CPU ${((cpu / r.searchIndex.spans) * 1e6).toFixed(0)} µs per span`,
     );
   }
   return lines.join('\n');

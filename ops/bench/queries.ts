@@ -34,7 +34,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { waitForQuietMachine } from './cpuUsage.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
-import { getJson, waitUntilListed } from './restClient.ts';
+import { getJson, waitUntilListed, waitUntilSearchable } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion, type ScratchDatabase } from './scratchDatabase.ts';
 import { sendBatches } from './senders.ts';
 import { startServerProcess, type ServerProcess } from './serverProcess.ts';
@@ -150,9 +150,17 @@ const annotateAndMark = async (server: ServerProcess, sample: readonly { context
     body: encodeExportRequest(marked, PROJECT),
   });
   if (sent.status !== 200) throw new Error(`needles: ${sent.status} ${await sent.text()}`);
-  await waitUntilListed(server.url, PROJECT, marked, 120_000, 500);
+  const acknowledged = performance.now();
+  await waitUntilListed(server.url, PROJECT, marked, 120_000, 100);
+  // Search trails the spans list (projections/tracing/spanTextSearch.ts): how far, on this database.
+  await waitUntilSearchable(server.url, PROJECT, words, 120_000, 50);
+  searchableAfterMs = performance.now() - acknowledged;
+  log(`the 20 needles were found by search ${(searchableAfterMs / 1000).toFixed(2)} s after their acknowledgement`);
   return words;
 };
+
+/** How long after their acknowledgement search found the needles (set by annotateAndMark). */
+let searchableAfterMs: number | null = null;
 
 type Case = {
   readonly name: string;
@@ -432,6 +440,8 @@ const main = async () => {
         `  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`,
       );
     }
+    if (searchableAfterMs !== null)
+      console.log(`  full-text search found 20 new spans ${(searchableAfterMs / 1000).toFixed(2)} s after their acknowledgement`);
     const width = Math.max(...timings.map((t) => t.name.length));
     for (const t of timings) {
       console.log(

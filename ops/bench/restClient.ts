@@ -57,3 +57,31 @@ export const waitUntilListed = async (
     await new Promise((r) => setTimeout(r, pollMs));
   }
 };
+
+/**
+ * Polls full-text search until each word is found (`GET …/spans?search=word`): search trails the
+ * spans list (projections/tracing/spanTextSearch.ts). Throws after `timeoutMs`.
+ */
+export const waitUntilSearchable = async (
+  baseUrl: string,
+  project: string,
+  words: readonly string[],
+  timeoutMs: number,
+  pollMs = 100,
+): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  let missing = [...words];
+  for (;;) {
+    const still: string[] = [];
+    for (const word of missing) {
+      const url = `${baseUrl}/v1/projects/${encodeURIComponent(project)}/spans?limit=1&search=${encodeURIComponent(word)}`;
+      const { status, body } = await getJson<Page<RestSpan>>(url);
+      if (status !== 200) throw new Error(`GET ${url} → ${status}: ${JSON.stringify(body).slice(0, 300)}`);
+      if (body.data.length === 0) still.push(word);
+    }
+    missing = still;
+    if (missing.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`${missing.length} words still not found after ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+};
