@@ -39,7 +39,14 @@ export const indexSpanSearch = async (pool: DatabasePool, limit: number): Promis
     return { indexed, more: indexed >= limit };
   });
 
+/** The highest span row id with words, and the highest there is: spans above the first wait for their words. */
+export const spanSearchProgress = async (pool: DatabasePool): Promise<{ readonly indexed: number; readonly newest: number }> =>
+  pool.one(sql.type(z.object({ indexed: z.number(), newest: z.number() }))`
+    SELECT (SELECT coalesce(max(span_rowid), 0) FROM span_search)::float8 AS indexed,
+      (SELECT coalesce(max(id), 0) FROM spans)::float8 AS newest`);
+
 /** Whether spans wait for their words (a cheap look at the two primary keys). */
-export const spanSearchPending = async (pool: DatabasePool): Promise<boolean> =>
-  pool.oneFirst(sql.type(z.object({ pending: z.boolean() }))`
-    SELECT EXISTS (SELECT 1 FROM spans WHERE id > (SELECT coalesce(max(span_rowid), 0) FROM span_search)) AS pending`);
+export const spanSearchPending = async (pool: DatabasePool): Promise<boolean> => {
+  const { indexed, newest } = await spanSearchProgress(pool);
+  return newest > indexed;
+};

@@ -1,12 +1,13 @@
 import type { DatabasePool } from 'slonik';
-import { indexSpanSearch, spanSearchPending } from './indexSpanSearch.ts';
+import { indexSpanSearch, spanSearchPending, spanSearchProgress } from './indexSpanSearch.ts';
 
 /**
  * How long the indexer gives way to a busy tracing projection at most. While spans wait to be
- * shown, their words wait (search trails a little more, the spans list not at all); after this
- * long the words are written anyway, so under a sustained burst search trails by about this much.
+ * shown, their words wait (search trails further, the spans list not at all); spans that have
+ * waited this long get their words anyway, oldest first, so under a sustained burst search trails
+ * by about this much. A burst shorter than this costs the spans list nothing.
  */
-export const MAX_DEFER_MS = 10_000;
+export const MAX_DEFER_MS = 30_000;
 
 export type SpanSearchIndexer = {
   start(): void;
@@ -52,24 +53,28 @@ export const createSpanSearchIndexer = (options: SpanSearchIndexerOptions): Span
       wake = null;
     });
 
+  /**
+   * When each span row id was first seen (the newest id at each look, rising): the age of the
+   * oldest span without words, without a clock on the rows.
+   */
+  let seen: { readonly id: number; readonly at: number }[] = [];
+  const waitedMs = (indexed: number, newest: number, now: number): number => {
+    seen = seen.filter((s) => s.id > indexed);
+    if (newest > (seen.at(-1)?.id ?? indexed)) seen.push({ id: newest, at: now });
+    return now - (seen[0]?.at ?? now);
+  };
+
   const loop = async () => {
-    /** Since when spans have been waiting for their words (null: none were, last we looked). */
-    let waitingSince: number | null = null;
     let backoff = idleMs;
     while (running) {
       try {
-        if (!(await spanSearchPending(pool))) {
-          waitingSince = null;
+        const { indexed, newest } = await spanSearchProgress(pool);
+        const waited = waitedMs(indexed, newest, Date.now());
+        if (newest <= indexed || (busy() && waited < maxDeferMs)) {
           await pause(idleMs);
           continue;
         }
-        waitingSince ??= Date.now();
-        if (busy() && Date.now() - waitingSince < maxDeferMs) {
-          await pause(idleMs);
-          continue;
-        }
-        const step = await indexSpanSearch(pool, chunk);
-        if (!step.more) waitingSince = null;
+        await indexSpanSearch(pool, chunk);
         backoff = idleMs;
         // Let requests and the projection have the thread (PGlite) between steps.
         await new Promise((resolve) => setImmediate(resolve));

@@ -8,6 +8,7 @@ import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
 import { indexSpanSearch, spanSearchPending } from '../../../projections/tracing/indexSpanSearch.ts';
+import { createSpanSearchIndexer } from '../../../projections/tracing/spanSearchIndexer.ts';
 import { spanTextMatches } from '../../../projections/tracing/spanTextSearch.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { attrs, batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
@@ -105,6 +106,38 @@ test('a rebuild swaps in an empty table that the indexer fills with the live wor
   await indexAll(h);
   assert.equal(await words(), live);
   assert.equal(await found(h, 'word3'), ['s3']);
+});
+
+/** Polls search until it finds something; how long that took. */
+const foundAfterMs = async (h: Harness, search: string, timeoutMs: number) => {
+  const started = Date.now();
+  while ((await found(h, search)).length === 0) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${search} not found after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return Date.now() - started;
+};
+
+test('the indexer gives way while the projection is busy, except to spans that waited too long', async ({ h }) => {
+  await ingestSpans(h.store, [batch('alpha', [span('first', 'quiet moment')])], context);
+  await h.project();
+  const idle = createSpanSearchIndexer({ pool: h.db.pool, chunk: 100, busy: () => false, idleMs: 20 });
+  idle.start();
+  try {
+    await foundAfterMs(h, 'quiet', 5000);
+  } finally {
+    await idle.stop();
+  }
+  await ingestSpans(h.store, [batch('alpha', [span('second', 'busy moment')])], context);
+  await h.project();
+  const busy = createSpanSearchIndexer({ pool: h.db.pool, chunk: 100, busy: () => true, idleMs: 20, maxDeferMs: 600 });
+  busy.start();
+  try {
+    const after = await foundAfterMs(h, 'busy', 10_000);
+    assert.ok(after >= 550, `a busy projection kept the words waiting (${after} ms)`);
+  } finally {
+    await busy.stop();
+  }
 });
 
 test.run();
