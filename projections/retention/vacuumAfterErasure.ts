@@ -12,6 +12,8 @@ import { sql, type DatabasePool } from 'slonik';
  */
 const TOUCHED = [
   'spans',
+  // A deleted span's full-text search words (their rows go with it, projections/tracing/spanTextSearch.ts).
+  'span_search',
   'traces',
   'sessions',
   'tracing_erasures',

@@ -82,6 +82,8 @@ const rebuildTracingAndAnnotations = async (server: TestServer) => {
   const storeInTransaction = server.config.database.eventStoreUrl ? undefined : createPostgresEventStore;
   await rebuildProjection(server.pool, server.store, tracingProjection, { batchSize: 3, storeInTransaction });
   await rebuildProjection(server.pool, server.store, annotationsProjection, { batchSize: 3, storeInTransaction });
+  // A rebuild swaps in empty search words, which the indexer writes again.
+  await server.spanSearch.catchUp();
 };
 
 /** One OTLP request's worth (one SpansIngested event): session A (two traces) and session B, each with its canary. */
@@ -216,8 +218,10 @@ test('after removals, a rebuild of the read models equals the live ones (ids inc
     (n) => n === 2,
   );
   await server.runner.catchUp();
+  await server.spanSearch.catchUp();
   const live = await readModelRows(server);
   assert.is(live.tracing.spans!.length, 2, 'B and the later span remain');
+  assert.is(live.tracing.span_search!.length, 2, 'with their search words, and no others');
   await rebuildTracingAndAnnotations(server);
   assert.equal(await readModelRows(server), live);
 });
@@ -283,6 +287,7 @@ retention(
 
     // Rebuilt from the log the expiry left (one TracesExpired, the span removed), the read models are the live ones.
     await server.runner.catchUp();
+    await server.spanSearch.catchUp();
     const live = await readModelRows(server);
     assert.equal(
       live.annotations.annotations!.map((a) => (a as { target_id: string }).target_id),
