@@ -108,6 +108,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger, lease, label });
     await runner.start();
     closers.unshift(() => runner.stop());
+    let publicUrl = config.http.rootUrl ?? `http://localhost:${config.http.port}${config.http.rootPath}`;
     // Reactors (projections/reactors/): each runs in one process among replicas, on a lease of its own.
     const reactors = createReactorRunner({
       store,
@@ -119,6 +120,9 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         sealInputs: log.sealInputs,
         embedded: database.kind === 'pglite',
         logger,
+        keyring: identity.services.keyring,
+        // Known once the HTTP listener has its port (port 0 picks one); notifications go out after that.
+        publicUrl: () => publicUrl,
       }),
       readModels: runner,
       lease: database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined,
@@ -266,6 +270,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     otlpPorts = { http: ports.otlpHttp, grpc: ports.grpc };
     const shownHost = config.http.host === '0.0.0.0' || config.http.host === '::' ? 'localhost' : config.http.host;
     const url = config.http.rootUrl ?? `http://${shownHost}:${ports.http}${config.http.rootPath}`;
+    publicUrl = url;
     let stopping: Promise<void> | null = null;
     return {
       config,

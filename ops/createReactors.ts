@@ -1,10 +1,14 @@
 import type { Logger } from 'pino';
+import { createAlertSender } from '../adapters/outbound/alertSender.ts';
 import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { deriveAuditKey } from '../domain/audit/auditKey.ts';
 import type { SealInputSource } from '../domain/audit/sealInputSource.ts';
 import { createSealer } from '../projections/audit/createSealer.ts';
 import { sealerReactor } from '../projections/audit/sealerReactor.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
+import type { SecretKeyring } from '../domain/secrets/crypto.ts';
+import { alertDeliveryReactor } from '../projections/alerts/alertDeliveryReactor.ts';
+import { alertEvaluationReactor } from '../projections/alerts/alertEvaluationReactor.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
@@ -21,7 +25,14 @@ export type ReactorDeps = {
   /** PGlite: one session for everything, so a reactor's long statements delay every other query. */
   readonly embedded: boolean;
   readonly logger: Logger;
+  /** Opens alert webhooks' sealed secrets to sign with. */
+  readonly keyring: SecretKeyring;
+  /** The server's address as people reach it (`SERVICE_ROOT_URL`, else the listening address): links in notifications. */
+  readonly publicUrl: () => string;
 };
+
+/** Alert rules are evaluated, and due notifications attempted, every second (a rule's own interval decides whether it is due). */
+const ALERT_TICK_MS = 1000;
 
 /**
  * Every reactor the server runs (projections/reactors/reactor.ts), built from the configuration.
@@ -49,6 +60,15 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
   }),
   // Prices changed after the spans they price were stored: repriced in the background.
   costReactor({ pool: deps.pool }),
+  // Alert rules: evaluated on the metrics' tables, and each transition's notifications sent (projections/alerts/).
+  alertEvaluationReactor({ store: deps.store, pool: deps.pool, tickMs: ALERT_TICK_MS }),
+  alertDeliveryReactor({
+    pool: deps.pool,
+    keyring: deps.keyring,
+    send: createAlertSender(deps.config.alerts.allowedUrls),
+    projectLink: (rowid) => `${deps.publicUrl()}/projects/${Buffer.from(`Project:${rowid}`).toString('base64')}/metrics`,
+    tickMs: ALERT_TICK_MS,
+  }),
   retentionReactor({
     store: deps.store,
     days: deps.config.retention.defaultDays,

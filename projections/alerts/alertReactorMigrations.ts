@@ -26,9 +26,12 @@ export const alertReactorMigrations: readonly Migration[] = [
         transition_seq bigint NOT NULL,
         destination integer NOT NULL,
         kind text NOT NULL,
-        -- FIRING or RESOLVED, and the JSON body as signed and sent (no secret in it)
+        -- where to, and the webhook's secret sealed as the rule held it (domain/alerts/sealDestinations.ts)
+        url text NOT NULL,
+        secret jsonb,
+        -- FIRING or RESOLVED, and the body's exact bytes as signed and sent (no secret in it)
         notification text NOT NULL,
-        body jsonb NOT NULL,
+        body text NOT NULL,
         status text NOT NULL DEFAULT 'pending',
         attempts integer NOT NULL DEFAULT 0,
         next_attempt_at timestamptz NOT NULL,

@@ -1,0 +1,149 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AlertRule } from '../../../domain/alerts/alertRule.ts';
+import { alertStream } from '../../../domain/alerts/alertStream.ts';
+import type { DomainEvent } from '../../../domain/decider.ts';
+import { projectStream } from '../../../domain/projects/projectStream.ts';
+import { alertEvaluationReactor } from '../../../projections/alerts/alertEvaluationReactor.ts';
+import { alertsProjection } from '../../../projections/alerts/alertsProjection.ts';
+import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
+import { memoryEventStore } from '../../support/memoryEventStore.ts';
+import { inStream, reactorSpec } from '../../support/reactorSpec.ts';
+import { batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
+
+const P = '11111111-1111-4111-8111-111111111111';
+const now = new Date('2026-03-20T12:00:00Z');
+const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+const project: DomainEvent = {
+  type: 'ProjectCreated',
+  data: { projectId: P, name: 'shop', description: null, gradientStartColor: '#000000', gradientEndColor: '#ffffff' },
+};
+/** Traces of one span each: started `startMsAgo` before now, lasting `ms`, with an error or not. */
+const traces = (list: readonly { startMsAgo: number; ms: number; error?: boolean }[]): DomainEvent => ({
+  type: 'SpansIngested',
+  data: {
+    ...batch(
+      'shop',
+      list.map((t) =>
+        spanRecord({
+          traceId: newTraceId(),
+          status: { code: t.error ? 'ERROR' : 'OK', message: '' },
+          startTimeUnixNano: nanos(ago(t.startMsAgo)),
+          endTimeUnixNano: nanos(ago(t.startMsAgo - t.ms)),
+        }),
+      ),
+    ),
+    projectId: P,
+  },
+});
+const rule = (over: Partial<AlertRule>): AlertRule => ({
+  name: 'r',
+  metric: 'error_rate',
+  annotationName: null,
+  annotationLabel: null,
+  filter: '',
+  windowSeconds: 20,
+  evaluationIntervalSeconds: 5,
+  condition: { kind: 'threshold', op: '>', threshold: 0.2 },
+  noData: 'OK',
+  destinations: [],
+  ...over,
+});
+const created = (alertId: string, r: AlertRule): DomainEvent => ({ type: 'AlertRuleCreated', data: { alertId, projectId: P, rule: r } });
+const spec = reactorSpec(alertEvaluationReactor({ store: memoryEventStore().store, pool: undefined as never, tickMs: 1000 }), {
+  readModels: [tracingProjection, alertsProjection],
+});
+
+test('given half the window’s traces with an error, when a > 20 % rule is evaluated, then it moves to FIRING with the value and its window', async () => {
+  await spec
+    .given(
+      inStream(projectStream('shop'), project),
+      inStream(
+        'tracing-1',
+        traces([
+          { startMsAgo: 8000, ms: 50, error: true },
+          { startMsAgo: 8000, ms: 50 },
+          { startMsAgo: 30_000, ms: 50 },
+        ]),
+      ),
+      inStream(alertStream('a1'), created('a1', rule({}))),
+    )
+    .onSchedule(now)
+    .then([
+      {
+        alertId: 'a1',
+        evaluatedAt: now.toISOString(),
+        value: 0.5,
+        baseline: null,
+        transition: {
+          type: 'RecordAlertState',
+          alertId: 'a1',
+          to: 'FIRING',
+          value: 0.5,
+          baseline: null,
+          windowStart: ago(20_000),
+          windowEnd: now.toISOString(),
+        },
+      },
+    ]);
+});
+
+test('given a window with no traces, then an error rate is no data: the OK policy moves a new rule to OK', async () => {
+  await spec
+    .given(inStream(projectStream('shop'), project), inStream(alertStream('a1'), created('a1', rule({}))))
+    .onSchedule(now)
+    .thenMatches((commands) => {
+      assert.is(commands[0]!.value, null);
+      assert.is(commands[0]!.transition?.to, 'OK');
+    });
+});
+
+test('given p95 of 100 ms in the minute before and 1 s now, then a regression rule measures both windows and fires', async () => {
+  const r = rule({
+    metric: 'latency_p95',
+    windowSeconds: 10,
+    condition: { kind: 'regression', baselineWindowSeconds: 60, changePercent: 100, direction: 'up' },
+  });
+  await spec
+    .given(
+      inStream(projectStream('shop'), project),
+      inStream(
+        'tracing-1',
+        traces([...Array.from({ length: 10 }, (_, i) => ({ startMsAgo: 60_000 - i * 4000, ms: 100 })), { startMsAgo: 5000, ms: 1000 }]),
+      ),
+      inStream(alertStream('a2'), created('a2', r)),
+    )
+    .onSchedule(now)
+    .thenMatches(([c]) => {
+      assert.ok(Math.abs(c!.value! - 1000) < 1e-6, String(c!.value));
+      assert.ok(Math.abs(c!.baseline! - 100) < 1e-6, String(c!.baseline));
+      assert.is(c!.transition?.to, 'FIRING');
+      assert.is(c!.transition?.windowStart, ago(10_000));
+    });
+});
+
+test('given a trace count, tokens and cost over a window that spans whole hours, then they are read from the hourly rollup and the trace rows alike', async () => {
+  const r = rule({ metric: 'trace_count', windowSeconds: 3 * 3600, condition: { kind: 'threshold', op: '>=', threshold: 3 } });
+  await spec
+    .given(
+      inStream(projectStream('shop'), project),
+      // Two hours ago (a whole hour of the window), and a minute ago (a partial hour at its end).
+      inStream(
+        'tracing-1',
+        traces([
+          { startMsAgo: 2 * 3600_000 + 60_000, ms: 10 },
+          { startMsAgo: 2 * 3600_000, ms: 10 },
+          { startMsAgo: 60_000, ms: 10 },
+          { startMsAgo: 4 * 3600_000, ms: 10 },
+        ]),
+      ),
+      inStream(alertStream('a3'), created('a3', r)),
+    )
+    .onSchedule(now)
+    .thenMatches(([c]) => {
+      assert.is(c!.value, 3);
+      assert.is(c!.transition?.to, 'FIRING');
+    });
+});
+
+test.run();
