@@ -18,6 +18,7 @@ import { DatasetExampleFieldResolver, DatasetFieldResolver, DatasetQueryResolver
 import { DatasetExperimentsResolver, ExperimentFieldResolver } from './resolvers/experimentResolvers.ts';
 import { AuditQueryResolver } from './resolvers/auditResolver.ts';
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
+import { AlertRuleMutations, ProjectAlertResolver } from './resolvers/alertResolver.ts';
 import { ProjectSavedFilterResolver, SavedFilterMutations } from './resolvers/savedFilterResolver.ts';
 import { IdentityQueryResolver } from './resolvers/identityQueryResolver.ts';
 import { ProjectMutations } from './resolvers/projectMutations.ts';
@@ -48,6 +49,8 @@ export const RESOLVERS = [
   ProjectFilterResolver,
   ProjectSavedFilterResolver,
   SavedFilterMutations,
+  ProjectAlertResolver,
+  AlertRuleMutations,
   TraceResolver,
   SpanResolver,
   SessionResolver,

@@ -184,6 +184,41 @@ for (const [what, change, detail] of refusals) {
   });
 }
 
+test('GraphQL: a project lists its rules for a viewer; a member creates and deletes one; a viewer may not', async (ctx) => {
+  const gql = (as: Credentials, query: string, variables: Record<string, unknown> = {}) =>
+    callAs(ctx.server, 'POST', '/graphql', { as, json: { query, variables } });
+  const projects = await callAs(ctx.server, 'GET', '/v1/projects', { as: ctx.viewer });
+  const shop = projects.body.data.find((p: { name: string }) => p.name === 'shop').id as string;
+  const create = `mutation($p: ID!, $r: String!) { createAlertRule(projectId: $p, rule: $r) { id name state metric condition destinations } }`;
+  const refused = await gql(ctx.viewer, create, { p: shop, r: JSON.stringify(errorRule) });
+  assert.is(refused.body.errors?.[0]?.extensions?.status, 403, JSON.stringify(refused.body));
+  const made = await gql(ctx.member, create, { p: shop, r: JSON.stringify({ ...errorRule, name: 'From GraphQL' }) });
+  assert.is(made.body.errors, undefined, JSON.stringify(made.body.errors));
+  const rule = made.body.data.createAlertRule;
+  assert.equal(
+    [rule.name, rule.state, rule.metric, JSON.parse(rule.condition), rule.destinations],
+    [
+      'From GraphQL',
+      'NO_DATA',
+      'error_rate',
+      { op: '>', threshold: 0.2 },
+      ['webhook https://hooks.example.com/loupe', 'slack https://hooks.slack.com/services/T0/B0/x'],
+    ],
+  );
+  const bad = await gql(ctx.member, create, { p: shop, r: JSON.stringify({ ...errorRule, window_seconds: 0 }) });
+  assert.match(bad.body.errors?.[0]?.message ?? '', /window_seconds: must be at least 10/);
+  const listed = await gql(
+    ctx.viewer,
+    `query($p: ID!) { node(id: $p) { ... on Project { alertRules { id name lastValue lastEvaluatedAt } } } }`,
+    { p: shop },
+  );
+  assert.is(listed.body.errors, undefined, JSON.stringify(listed.body.errors));
+  assert.ok(listed.body.data.node.alertRules.some((r: { id: string }) => r.id === rule.id));
+  assert.not.ok(JSON.stringify(listed.body).includes(SECRET));
+  const deleted = await gql(ctx.member, `mutation($id: ID!) { deleteAlertRule(id: $id) { deletedIds } }`, { id: rule.id });
+  assert.equal(deleted.body.data?.deleteAlertRule?.deletedIds, [rule.id], JSON.stringify(deleted.body));
+});
+
 test('an unknown project is 404', async (ctx) => {
   assert.is((await callAs(ctx.server, 'POST', '/v1/projects/nope/alerts', { as: ctx.member, json: errorRule })).status, 404);
 });
