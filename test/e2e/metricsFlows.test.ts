@@ -82,6 +82,40 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens, cost and a
   assert.equal(unexpectedProblems(problems), []);
 });
 
+test("the Alerts tab: a rule made in the form fires on the last hour's errors; its page draws the metric with the threshold and lists the transition", async ({
+  server,
+  browser,
+}) => {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1360, height: 1100 } });
+  await page.goto(server.href('/projects'));
+  await page.getByRole('link', { name: 'metrics-bot' }).first().click();
+  await page.getByRole('link', { name: 'Alerts' }).click();
+  await page.getByTestId('new-alert').click();
+  const form = page.getByTestId('alert-form');
+  await form.locator('input[name="alert-name"]').fill('Errors in the last hour');
+  await form.locator('input[name="alert-threshold"]').fill('0.1');
+  await form.locator('input[name="alert-window"]').fill('3600');
+  await form.locator('input[name="alert-interval"]').fill('5');
+  await form.getByRole('button', { name: 'Create' }).click();
+  await page.getByTestId('alert-row').first().waitFor();
+  // The last hour holds three turns, one failed (every 7th): a third > 10 %. The evaluator runs every second.
+  const projectPath = new URL(page.url()).pathname;
+  const rules = async () => (await api(server, `/v1${projectPath}`)).data as { id: string; state: string }[];
+  for (const deadline = Date.now() + 30_000; (await rules())[0]?.state !== 'FIRING'; ) {
+    assert.ok(Date.now() < deadline, 'the rule fired');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await page.reload();
+  assert.is(await page.getByTestId('alert-state').first().innerText(), 'FIRING');
+  assert.match(await page.getByTestId('alert-last-value').first().innerText(), /%/);
+  await page.getByRole('link', { name: 'Errors in the last hour' }).click();
+  await page.getByTestId('alert-chart').locator('canvas').waitFor();
+  assert.match(await page.getByTestId('alert-chart').innerText(), 'threshold');
+  assert.match(await page.getByTestId('alert-transitions').innerText(), /→ FIRING/);
+  await screenshot(page, 'alert-rule');
+  assert.equal(unexpectedProblems(problems), []);
+});
+
 test('costs show where tokens do: the project card, the Traces table and a trace, which names a model without a price', async ({
   server,
   browser,

@@ -65,6 +65,8 @@ export const { p, navigate, isActive, route } = createRouter({
       '/spans': () => import('./pages/tracing/ProjectSpansPage.svelte'),
       '/sessions': () => import('./pages/tracing/ProjectSessionsPage.svelte'),
       '/metrics': () => import('./pages/metrics/ProjectMetricsPage.svelte'),
+      '/alerts': () => import('./pages/alerts/ProjectAlertsPage.svelte'),
+      '/alerts/:alertId': () => import('./pages/alerts/AlertRulePage.svelte'),
       '/traces/:traceId': () => import('./pages/tracing/TraceDetailPage.svelte'),
       '/sessions/:sessionId': () => import('./pages/tracing/SessionDetailPage.svelte'),
     },
