@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
 import type { EventStore, NewEvent } from '../../../domain/eventstore/types.ts';
+import type { Reactor } from '../../../projections/reactors/reactor.ts';
 import { createReactorRunner } from '../../../projections/reactors/reactorRunner.ts';
 import { createReadModelLease } from '../../../projections/readModelLease.ts';
 import { freshMigratedDatabase, type TestDatabase } from '../../support/database.ts';
@@ -102,6 +103,52 @@ test('a failing command is recorded on the checkpoint row, retried with backoff,
   };
   assert.is(row.error, null, 'success clears the error');
   assert.ok(Number(row.seq) > 0);
+});
+
+test("each reactor runs on its own lane: one blocked in a long call (a model that takes 30 s) does not delay another's next run", async ({
+  db,
+  store,
+}) => {
+  // A reactor whose command waits until the test lets it go: a stand-in for an LLM judge that answers slowly.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let blocked = false;
+  const slow: Reactor<string> = {
+    name: 'slow',
+    eventTypes: ['Slow'],
+    react: async (events) => events.map((e) => e.id),
+    async issue() {
+      blocked = true;
+      await held;
+    },
+  };
+  const ping = pingReactor(store);
+  const runner = createReactorRunner({ store, pool: db.pool, reactors: [slow, { ...ping.reactor, schedule: undefined }], idleMs: 10 });
+  const until = async (what: string, check: () => boolean) => {
+    for (const deadline = Date.now() + 10_000; !check(); ) {
+      if (Date.now() > deadline) assert.unreachable(`never got there: ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  await runner.start();
+  try {
+    await store.appendToStream('slow', [ev('Slow', 0)], 'no_stream');
+    await until('the slow reactor is in its call', () => blocked);
+    await store.appendToStream('a', [ev('Ping', 1)], 'no_stream');
+    await until('the other reactor reacts while the slow one is blocked', () => ping.issued.length === 1);
+    await store.appendToStream('b', [ev('Ping', 2)], 'no_stream');
+    await until('and runs again', () => ping.issued.length === 2);
+    assert.equal(ping.issued, [{ pong: 1 }, { pong: 2 }]);
+    const slowRow = (await db.pool.one(sql.unsafe`SELECT seq FROM reactor_checkpoints WHERE name = 'slow'`)) as { seq: bigint };
+    assert.is(slowRow.seq, 0n, 'the slow reactor has not moved its checkpoint: its call is still running');
+  } finally {
+    release();
+    await runner.stop();
+  }
+  const after = (await db.pool.one(sql.unsafe`SELECT seq FROM reactor_checkpoints WHERE name = 'slow'`)) as { seq: bigint };
+  assert.ok(after.seq > 0n, 'released, the slow reactor finished its batch');
 });
 
 test('several processes on PostgreSQL: one owner reacts; when it stops, another takes over from its checkpoint', async ({ db, store }) => {
