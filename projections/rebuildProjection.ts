@@ -5,7 +5,7 @@ import { START } from '../domain/eventstore/types.ts';
 import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operations/projectionEventSkipped.ts';
 import { rawSql, runMigrationSql } from './migrate.ts';
 import type { Projection } from './projection.ts';
-import { applyBatch, ensureCheckpoints, type SkipRule } from './projectionRunner.ts';
+import { applyBatch, ensureCheckpoints, type SkipRule } from './readModelCheckpoints.ts';
 import { describeStop, isConnectionProblem, stopAt, type ProjectionStop } from './projectionStop.ts';
 import { DEFAULT_BATCH_BYTES } from './readBatch.ts';
 import { cleanRebuildLeftovers, REBUILD_LOCK_CLASS } from './rebuildLeftovers.ts';
