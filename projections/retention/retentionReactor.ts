@@ -1,53 +1,27 @@
 import { DomainError } from '../../domain/errors.ts';
 import { eventMetadata } from '../../domain/eventMetadata.ts';
-import type { EventStore, StoredEvent } from '../../domain/eventstore/types.ts';
-import { isEventOf } from '../../domain/loupeEvent.ts';
-import type { TraceRetentionApplied } from '../../domain/retention/events.ts';
+import type { EventStore } from '../../domain/eventstore/types.ts';
+import {
+  POLICY_CHANGES,
+  policyRuns,
+  RETENTION_ACTOR_PREFIX,
+  RETENTION_PER_RUN,
+  type RetentionCommand,
+  retentionCommands,
+  touchedByPolicyChanges,
+} from '../../domain/retention/retentionDecision.ts';
 import { TRACE_RETENTION_RUNS_STREAM } from '../../domain/retention/traceRetentionPolicyStream.ts';
 import { deleteTelemetry } from '../../domain/tracing/deleteTelemetry.ts';
 import type { Reactor, ReactorContext } from '../reactors/reactor.ts';
 import { expiredTraces } from '../tracing/erasureQueries.ts';
 import { projectsWithRetention, type ProjectRetention } from './traceRetentionPolicyQueries.ts';
 
-/** Record that a policy ran (TraceRetentionApplied), before the deletions of that run. */
-export type RecordRetentionRun = { readonly type: 'RecordRetentionRun'; readonly run: TraceRetentionApplied['data'] };
-
-/** Expire these traces of one project (TracesExpired: one event per run and project, by the policy). */
-export type ExpireTraces = {
-  readonly type: 'ExpireTraces';
-  readonly projectId: string;
-  readonly projectName: string;
-  readonly traceIds: readonly string[];
-  /** The policy's id, or `default`, and the rules this run applied. */
-  readonly policy: string;
-  readonly startedBefore: string | null;
-  readonly maxTraces: number | null;
-};
-
-export type RetentionCommand = RecordRetentionRun | ExpireTraces;
-
-/** The actor of a policy's deletions: the erasure reactor records such removals as retention. */
-export const RETENTION_ACTOR_PREFIX = 'retention:';
-const PER_RUN = 50_000;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Events after which a project may keep less than before: run its policy at once rather than at the next hour. */
-const POLICY_CHANGES = ['ProjectTraceRetentionPolicySet', 'TraceRetentionPolicyChanged'] as const;
-
-type Rule = { readonly policy: string; readonly maxDays: number | null; readonly maxTraces: number | null };
-
-/** A project's policy: its named one, else the default (none when the default keeps for ever). */
-const ruleOf = (project: ProjectRetention, defaultDays: number): Rule | null =>
-  project.policy_id !== null
-    ? { policy: String(project.policy_id), maxDays: project.max_days, maxTraces: project.max_traces }
-    : defaultDays > 0
-      ? { policy: 'default', maxDays: defaultDays, maxTraces: null }
-      : null;
+export type { ExpireTraces, RecordRetentionRun, RetentionCommand } from '../../domain/retention/retentionDecision.ts';
+export { RETENTION_ACTOR_PREFIX } from '../../domain/retention/retentionDecision.ts';
 
 /**
- * Applies the policies to `projects` at `now`: per policy, one run record, then the expired
- * traces of each of its projects, one command each (at most 50,000 traces a run; the rest waits
- * for the next run). The default runs (and is recorded) on the schedule even with no project.
+ * The facts the decision needs: each project's expired traces (at most RETENTION_PER_RUN in all,
+ * in the runs' order), then the commands as domain/retention/retentionDecision.ts decides them.
  */
 const applyPolicies = async (
   { db, now }: ReactorContext,
@@ -55,62 +29,17 @@ const applyPolicies = async (
   defaultDays: number,
   withDefault: boolean,
 ): Promise<RetentionCommand[]> => {
-  const byPolicy = new Map<string, { rule: Rule; projects: ProjectRetention[] }>();
-  if (withDefault && defaultDays > 0)
-    byPolicy.set('default', { rule: { policy: 'default', maxDays: defaultDays, maxTraces: null }, projects: [] });
-  for (const project of projects) {
-    const rule = ruleOf(project, defaultDays);
-    if (rule === null) continue;
-    const entry = byPolicy.get(rule.policy) ?? { rule, projects: [] };
-    entry.projects.push(project);
-    byPolicy.set(rule.policy, entry);
-  }
-  const commands: RetentionCommand[] = [];
-  let budget = PER_RUN;
-  for (const { rule, projects: mine } of byPolicy.values()) {
-    const startedBefore = rule.maxDays === null ? null : new Date(now.getTime() - rule.maxDays * DAY_MS);
-    const expiries: ExpireTraces[] = [];
-    for (const project of mine) {
-      const traceIds = budget > 0 ? await expiredTraces(db, project.id, { startedBefore, keep: rule.maxTraces }, budget) : [];
+  const runs = policyRuns(projects, defaultDays, withDefault, now);
+  const expired = new Map<string, readonly string[]>();
+  let budget = RETENTION_PER_RUN;
+  for (const run of runs)
+    for (const project of run.projects) {
+      const traceIds =
+        budget > 0 ? await expiredTraces(db, project.id, { startedBefore: run.startedBefore, keep: run.rule.maxTraces }, budget) : [];
       budget -= traceIds.length;
-      if (traceIds.length > 0)
-        expiries.push({
-          type: 'ExpireTraces',
-          projectId: project.project_id,
-          projectName: project.name,
-          traceIds,
-          policy: rule.policy,
-          startedBefore: startedBefore?.toISOString() ?? null,
-          maxTraces: rule.maxTraces,
-        });
+      expired.set(project.project_id, traceIds);
     }
-    commands.push(
-      {
-        type: 'RecordRetentionRun',
-        run: {
-          policyId: rule.policy,
-          ranAt: now.toISOString(),
-          startedBefore: startedBefore?.toISOString() ?? null,
-          maxTraces: rule.maxTraces,
-          projects: mine.length,
-          expiredTraces: expiries.reduce((n, e) => n + e.traceIds.length, 0),
-        },
-      },
-      ...expiries,
-    );
-  }
-  return commands;
-};
-
-/** The projects whose policy these events may have tightened: assigned one, or having a changed policy. */
-const touchedBy = (events: readonly StoredEvent[], projects: readonly ProjectRetention[]): ProjectRetention[] => {
-  const projectIds = new Set<string>();
-  const policyIds = new Set<number>();
-  for (const e of events) {
-    if (isEventOf(e, ['ProjectTraceRetentionPolicySet'])) projectIds.add(e.data.projectId);
-    else if (isEventOf(e, ['TraceRetentionPolicyChanged'])) policyIds.add(e.data.policyId);
-  }
-  return projects.filter((p) => projectIds.has(p.project_id) || (p.policy_id !== null && policyIds.has(p.policy_id)));
+  return retentionCommands(runs, expired, now);
 };
 
 /**
@@ -136,7 +65,7 @@ export const retentionReactor = (deps: {
   eventTypes: POLICY_CHANGES,
   afterReadModels: true,
   react: async (events, context) => {
-    const touched = touchedBy(events, await projectsWithRetention(context.db));
+    const touched = touchedByPolicyChanges(events, await projectsWithRetention(context.db));
     return touched.length === 0 ? [] : applyPolicies(context, touched, deps.days, false);
   },
   schedule: {
