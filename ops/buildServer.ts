@@ -109,7 +109,14 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     await runner.start();
     closers.unshift(() => runner.stop());
     let publicUrl = config.http.rootUrl ?? `http://localhost:${config.http.port}${config.http.rootPath}`;
-    // Reactors (projections/reactors/): each runs in one process among replicas, on a lease of its own.
+    // The outbound port for model providers: the playground and any reactor call through it.
+    const models = createModelClient({
+      settings: config.playground,
+      sealedSecrets: (names) => sealedSecretValues(database.pool, names),
+      keyring: identity.services.keyring,
+      logger,
+    });
+    // Reactors (projections/reactors/): each runs on a lane of its own, in one process among replicas (its own lock).
     const reactors = createReactorRunner({
       store,
       pool: database.pool,
@@ -123,6 +130,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         keyring: identity.services.keyring,
         // Known once the HTTP listener has its port (port 0 picks one); notifications go out after that.
         publicUrl: () => publicUrl,
+        models,
       }),
       readModels: runner,
       lease: database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined,
@@ -220,12 +228,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       isDraining: () => draining,
       metrics,
       lag,
-      models: createModelClient({
-        settings: config.playground,
-        sealedSecrets: (names) => sealedSecretValues(database.pool, names),
-        keyring: identity.services.keyring,
-        logger,
-      }),
+      models,
       retention: { defaultDays: config.retention.defaultDays },
       alerts: config.alerts,
     };

@@ -9,6 +9,7 @@ import type { EventStore } from '../domain/eventstore/types.ts';
 import type { SecretKeyring } from '../domain/secrets/crypto.ts';
 import { alertDeliveryReactor } from '../projections/alerts/alertDeliveryReactor.ts';
 import { alertEvaluationReactor } from '../projections/alerts/alertEvaluationReactor.ts';
+import type { ModelClient } from '../domain/modelCalls/modelCall.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
@@ -29,15 +30,19 @@ export type ReactorDeps = {
   readonly keyring: SecretKeyring;
   /** The server's address as people reach it (`SERVICE_ROOT_URL`, else the listening address): links in notifications. */
   readonly publicUrl: () => string;
+  /** The model port (adapters/outbound/modelClient.ts), for reactors that call a model (an evaluator's judge). */
+  readonly models: ModelClient;
 };
 
 /** Alert rules are evaluated, and due notifications attempted, every second (a rule's own interval decides whether it is due). */
 const ALERT_TICK_MS = 1000;
 
 /**
- * Every reactor the server runs (projections/reactors/reactor.ts), built from the configuration.
- * Each concrete reactor lives in its feature's folder (`projections/<feature>/<x>Reactor.ts`);
- * this is the one list, as `projections/allProjections.ts` is for read models.
+ * Every reactor and background job the server runs (projections/reactors/reactor.ts), built from
+ * the configuration, each on a lane of its own. Each lives in its feature's folder
+ * (`projections/<feature>/<x>Reactor.ts`); this is the one list, as `projections/allProjections.ts`
+ * is for read models. Reactors proper (erasure, retention) decide in `domain/` and append through
+ * commands; background jobs (the audit sealer, cost repricing) only write tables.
  */
 export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
   // Trails the append (never on its path); on PGlite its batches are kept small (docs/AUDIT.md).

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { positionToString } from '../../domain/eventstore/types.ts';
-import type { Reactor } from '../reactors/reactor.ts';
+import type { BackgroundJob } from '../reactors/reactor.ts';
 import type { Sealer } from './createSealer.ts';
 import { latestCheckpoint } from './sealStore.ts';
 
@@ -19,16 +19,17 @@ export type SealerReactorOptions = {
 };
 
 /**
- * The sealer as a reactor: it reacts to time, not to events (it reads the log itself, hashing the
+ * The sealer as a background job (it writes seals, appends nothing): it reacts to time, not to events (it reads the log itself, hashing the
  * data in the database rather than reading it through readAll), so it runs in one process among
  * replicas with its errors recorded like any reactor's. Each checkpoint is also logged ("audit
  * checkpoint": position, ordinal, seal): a copy of the chain's head outside the database.
  */
-export const sealerReactor = (options: SealerReactorOptions): Reactor<SealCommand> => {
+export const sealerReactor = (options: SealerReactorOptions): BackgroundJob<SealCommand> => {
   const checkpointEveryMs = options.checkpointEveryMs ?? 60_000;
   const batchesPerRun = options.batchesPerRun ?? 16;
   return {
     name: 'audit-sealer',
+    kind: 'background-job',
     schedule: {
       everyMs: options.everyMs ?? 1_000,
       react: async ({ db, now }) => {

@@ -23,6 +23,8 @@ export type ReactorContext = {
 export type Reactor<Command> = {
   /** Unique among reactors; names its checkpoint row and its lock. */
   readonly name: string;
+  /** A background job (below) says so; a reactor proper appends to the log through commands. */
+  readonly kind?: 'reactor' | 'background-job';
   /**
    * The event types it reacts to: the runner reads only those (a filtered read of the log, same
    * global order). Absent: every event, in global order, in batches bounded by bytes (a sealer).
@@ -50,3 +52,11 @@ export type Reactor<Command> = {
 };
 
 export type AnyReactor = Reactor<unknown>;
+
+/**
+ * Background work that only writes tables (the audit sealer's seals, the cost job's repriced
+ * spans): it appends nothing to the log and decides nothing about the domain, so its "commands"
+ * are just the units of work it takes on (`issue` does the work). It runs on a lane of its own,
+ * with a checkpoint, an error row and backoff, like any reactor, and is named for what it is.
+ */
+export type BackgroundJob<Work> = Reactor<Work> & { readonly kind: 'background-job' };

@@ -4,7 +4,7 @@ import { builtInPrices } from '../../domain/prices/builtInPrices.ts';
 import type { PriceEvent } from '../../domain/prices/events.ts';
 import { compileNamePattern, matchSpecificity } from '../../domain/prices/namePattern.ts';
 import type { Attributes, AttributeValue } from '../../domain/tracing/attributes.ts';
-import type { Reactor } from '../reactors/reactor.ts';
+import type { BackgroundJob } from '../reactors/reactor.ts';
 import { llmSpanCost } from './llmSpanCost.ts';
 import { loadPriceBook } from './loadPriceBook.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
@@ -124,14 +124,15 @@ const queuedJobs = async (db: CommonQueryMethods): Promise<RepriceSpans[]> => {
 };
 
 /**
- * Reprices stored spans after a price change, in the background: the tracing projector queues a
+ * Reprices stored spans after a price change, a background job (it writes the spans' costs and
+ * appends nothing): the tracing projector queues a
  * cost job with the price event (so ingest never waits for a repricing), this reactor reacts to
  * the price events once the read models have applied them, and works the jobs off chunk by chunk
  * (`workOffCostJob`). Its schedule picks up jobs left by a crash, by a budget running out or by
  * a rebuild of the tracing read model (which queues the jobs of the price events it replays).
  *
- * `issue` works for at most `budgetMs`, so the other reactors and a shutdown wait at most that
- * long; what is left waits for the next schedule. Issuing again reprices what remains, and a
+ * `issue` works for at most `budgetMs`, so a shutdown waits at most that long (the other reactors
+ * run on lanes of their own); what is left waits for the next schedule. Issuing again reprices what remains, and a
  * repeated chunk prices the same spans the same way: idempotent, as the runner needs.
  */
 export const costReactor = (deps: {
@@ -139,8 +140,9 @@ export const costReactor = (deps: {
   readonly everyMs?: number;
   readonly budgetMs?: number;
   readonly chunkSize?: number;
-}): Reactor<RepriceSpans> => ({
+}): BackgroundJob<RepriceSpans> => ({
   name: 'costs',
+  kind: 'background-job',
   eventTypes: PRICE_EVENTS,
   afterReadModels: true,
   react: async (_events, { db }) => queuedJobs(db),
