@@ -13,7 +13,7 @@
  * installed when running as root, named with the command to run otherwise.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -34,6 +34,8 @@ interface Outcome {
   readonly failed: number;
   readonly output: string;
   readonly seconds: number;
+  /** CPU seconds (user + system) of the file's process and the processes it waited for; null off Linux. */
+  readonly cpuSeconds: number | null;
   /** Why the runner counted something that uvu did not, or stopped the process. */
   readonly notes: string[];
   /** The runtime itself died (a V8 abort or a fatal signal), as opposed to a test failing. */
@@ -135,6 +137,30 @@ const stopGroup = (pid: number) => {
 const running = new Set<number>();
 
 /**
+ * CPU seconds (user + system) of the children this process has waited for, summed by the kernel
+ * (Linux's /proc/self/stat cutime + cstime, in clock ticks of 1/100 s). Read when a file's process
+ * is reaped, the increase since the previous reading is that file's CPU time, its browser's and
+ * CLI processes' included (not a PostgreSQL server's): unlike wall time, it does not grow when the
+ * machine is busy with other work, so it says where CI's time goes on a loaded machine too.
+ */
+const reapedCpuSeconds = (): number | null => {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return null;
+  }
+};
+let cpuAtLastReap = reapedCpuSeconds();
+const cpuSinceLastReap = (): number | null => {
+  const now = reapedCpuSeconds();
+  const spent = now === null || cpuAtLastReap === null ? null : now - cpuAtLastReap;
+  cpuAtLastReap = now;
+  return spent;
+};
+
+/**
  * Node 24.9's V8 sometimes aborts in its WebAssembly code allocator (`Check failed:
  * jit_page_->allocations_.erase(addr) == 1`) while PGlite's WASM tiers up: a crash of the runtime,
  * not a test's verdict. Such a file runs once more; its second outcome counts, and the report
@@ -188,6 +214,7 @@ const runFile = (file: string, timeoutMs: number): Promise<Outcome> =>
       clearTimeout(timer);
       clearTimeout(afterSummary);
       if (pid !== undefined) running.delete(pid);
+      const cpuSeconds = cpuSinceLastReap();
       const output = chunks.join('');
       const summary = summaryOf(output);
       const passed = summary?.passed ?? 0;
@@ -199,12 +226,13 @@ const runFile = (file: string, timeoutMs: number): Promise<Outcome> =>
       }
       if (summary === null && !timedOut && failed === 0) failed = 1;
       const nativeCrash = !timedOut && (NATIVE_CRASH_SIGNALS.has(signal ?? '') || /^# Fatal error in /m.test(output));
-      done({ file, passed, failed, output, seconds: (Date.now() - started) / 1000, notes, nativeCrash });
+      done({ file, passed, failed, output, seconds: (Date.now() - started) / 1000, cpuSeconds, notes, nativeCrash });
     });
   });
 
 const report = (outcome: Outcome) => {
-  const counts = `${outcome.passed} passed, ${outcome.failed} failed, ${outcome.seconds.toFixed(1)} s`;
+  const cpu = outcome.cpuSeconds === null ? '' : `, CPU ${outcome.cpuSeconds.toFixed(1)} s`;
+  const counts = `${outcome.passed} passed, ${outcome.failed} failed, ${outcome.seconds.toFixed(1)} s${cpu}`;
   if (outcome.failed === 0) {
     console.log(`ok   ${outcome.file} (${counts})`);
     for (const note of outcome.notes) console.log(`     warning: ${note}`);
@@ -262,7 +290,10 @@ const main = async (): Promise<number> => {
   const passed = outcomes.reduce((sum, o) => sum + o.passed, 0);
   const failed = outcomes.reduce((sum, o) => sum + o.failed, 0);
   const failing = outcomes.filter((o) => o.failed > 0).map((o) => o.file);
-  console.log(`\n${files.length} file(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const cpu = outcomes.every((o) => o.cpuSeconds !== null)
+    ? `, CPU ${outcomes.reduce((sum, o) => sum + o.cpuSeconds!, 0).toFixed(0)} s`
+    : '';
+  console.log(`\n${files.length} file(s) in ${((Date.now() - started) / 1000).toFixed(1)} s${cpu}`);
   if (failing.length > 0) console.log(`failing files:\n${failing.map((f) => `  ${f}`).join('\n')}`);
   if (packagesMissing !== null) console.log(packagesMissing);
   console.log(`${passed} passed, ${failed} failed`);

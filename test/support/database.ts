@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +15,13 @@ import { freshEventStore } from './eventStoreBackend.ts';
  * SERVICE_SQL_DATABASE_URL is set (a new database created on that server and dropped after),
  * otherwise embedded PGlite. PGlite's initdb takes seconds, so the first call stores an empty
  * cluster as a template tarball and later calls load it (well under a second).
+ *
+ * Most test databases are wanted migrated (every server migrates at start): applying the 28+
+ * migrations costs about a second per database on either backend, which over the suite's
+ * hundreds of databases was minutes of CI. So a migrated database is copied from a template made
+ * once per set of migrations (keyed by their ids and SQL): a PGlite tarball, or on PostgreSQL a
+ * template database (`CREATE DATABASE … TEMPLATE`). `migrate` still runs on every server start
+ * and finds nothing left to apply; a migration from empty is still what `freshDatabase` gives.
  */
 export const serverUrl = (): string | undefined => process.env.SERVICE_SQL_DATABASE_URL || undefined;
 
@@ -24,13 +31,14 @@ export type TestDatabase = Database & {
   readonly eventStoreUrl?: string;
 };
 
-const pgliteTemplate = async (): Promise<Blob> => {
-  const { version } = JSON.parse(await readFile(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'));
-  const file = join(tmpdir(), `loupe-pglite-template-${version}.tar`);
+const pgliteVersion = async (): Promise<string> =>
+  JSON.parse(await readFile(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8')).version;
+
+/** Stores what `make` dumps as `<name>` in the temp folder once (written aside, renamed in place). */
+const cachedTarball = async (name: string, make: () => Promise<Blob>): Promise<Blob> => {
+  const file = join(tmpdir(), name);
   if (!existsSync(file)) {
-    const db = await PGlite.create();
-    const dump = await db.dumpDataDir('none');
-    await db.close();
+    const dump = await make();
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
     await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
     await rename(partial, file);
@@ -38,8 +46,80 @@ const pgliteTemplate = async (): Promise<Blob> => {
   return new Blob([await readFile(file)]);
 };
 
-export const freshDatabase = async (): Promise<TestDatabase> => {
-  const db = await freshSqlDatabase();
+const pgliteTemplate = async (): Promise<Blob> =>
+  cachedTarball(`loupe-pglite-template-${await pgliteVersion()}.tar`, async () => {
+    const db = await PGlite.create();
+    const dump = await db.dumpDataDir('none');
+    await db.close();
+    return dump;
+  });
+
+/** Names the current set of migrations: a template made for other migrations is never used. */
+const migrationsKey = (): string => {
+  const hash = createHash('sha256');
+  for (const m of allMigrations()) hash.update(`${m.id}\0${m.sql}\0`);
+  return hash.digest('hex').slice(0, 16);
+};
+
+const pgliteMigratedTemplate = async (): Promise<Blob> =>
+  cachedTarball(`loupe-pglite-migrated-${await pgliteVersion()}-${migrationsKey()}.tar`, async () => {
+    const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
+    const db = await openDatabase({ pglite, description: 'test PGlite template' });
+    await migrate(db.pool, allMigrations());
+    const dump = await pglite.dumpDataDir('none');
+    await db.close();
+    return dump;
+  });
+
+const adminQuery = async (url: string, text: string): Promise<pg.QueryResult> => {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+};
+
+const databaseUrl = (url: string, name: string): string => {
+  const dbUrl = new URL(url);
+  dbUrl.pathname = `/${name}`;
+  return dbUrl.toString();
+};
+
+/**
+ * The migrated template database on the PostgreSQL server, made by the first process that needs
+ * it: migrated under a name of its own, then renamed into place (a rename is atomic; a process
+ * that lost the race drops its copy). Nobody stays connected to it, so it can be copied.
+ */
+const postgresMigratedTemplate = async (url: string): Promise<string> => {
+  const name = `loupe_template_${migrationsKey()}`;
+  const exists = async () => (await adminQuery(url, `SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount === 1;
+  if (await exists()) return name;
+  const building = `${name}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(url, `CREATE DATABASE ${building}`);
+  const db = await openDatabase({ url: databaseUrl(url, building), maximumPoolSize: 1 });
+  try {
+    await migrate(db.pool, allMigrations());
+  } finally {
+    await db.close();
+  }
+  try {
+    await adminQuery(url, `ALTER DATABASE ${building} RENAME TO ${name}`);
+  } catch (error) {
+    await adminQuery(url, `DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    if (!(await exists())) throw error;
+  }
+  return name;
+};
+
+/** A fresh, empty database (no migration applied) on the selected backend, with its log. */
+export const freshDatabase = async (): Promise<TestDatabase> => withEventStore(await freshSqlDatabase(false));
+
+/** A fresh database with every migration applied (copied from the migrated template). */
+export const freshMigratedDatabase = async (): Promise<TestDatabase> => withEventStore(await freshSqlDatabase(true));
+
+const withEventStore = async (db: TestDatabase): Promise<TestDatabase> => {
   const log = await freshEventStore();
   if (!log) return db;
   return {
@@ -52,36 +132,22 @@ export const freshDatabase = async (): Promise<TestDatabase> => {
   };
 };
 
-const freshSqlDatabase = async (): Promise<TestDatabase> => {
+const freshSqlDatabase = async (migrated: boolean): Promise<TestDatabase> => {
   const url = serverUrl();
   if (!url) {
-    const pglite = await PGlite.create({ loadDataDir: await pgliteTemplate() });
+    const pglite = await PGlite.create({ loadDataDir: await (migrated ? pgliteMigratedTemplate() : pgliteTemplate()) });
     return openDatabase({ pglite, description: 'test PGlite (memory)' });
   }
   const name = `loupe_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const dbUrl = new URL(url);
-  dbUrl.pathname = `/${name}`;
-  const db = await openDatabase({ url: dbUrl.toString(), maximumPoolSize: 8 });
+  const template = migrated ? ` TEMPLATE ${await postgresMigratedTemplate(url)}` : '';
+  await adminQuery(url, `CREATE DATABASE ${name}${template}`);
+  const db = await openDatabase({ url: databaseUrl(url, name), maximumPoolSize: 8 });
   return {
     ...db,
-    url: dbUrl.toString(),
+    url: databaseUrl(url, name),
     close: async () => {
       await db.close();
-      const drop = new pg.Client({ connectionString: url });
-      await drop.connect();
-      await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await drop.end();
+      await adminQuery(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
-};
-
-/** A fresh database with every migration applied. */
-export const freshMigratedDatabase = async (): Promise<TestDatabase> => {
-  const db = await freshDatabase();
-  await migrate(db.pool, allMigrations());
-  return db;
 };

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { buildServer, type RunningServer } from '../../ops/buildServer.ts';
 import { loadConfig } from '../../ops/config.ts';
 import { createLogger } from '../../ops/logger.ts';
-import { freshDatabase, type TestDatabase } from './database.ts';
+import { freshMigratedDatabase, type TestDatabase } from './database.ts';
 import { TEST_PASSWORD_COST } from './testIdentity.ts';
 
 export type TestServer = RunningServer & {
@@ -35,7 +35,7 @@ export type TestServerOptions = {
 /** The whole server in-process on random ports, on a fresh database of the selected backend. */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const workingDir = await mkdtemp(join(tmpdir(), 'loupe-test-'));
-  const database = options.database ?? (await freshDatabase());
+  const database = options.database ?? (await freshMigratedDatabase());
   const config = loadConfig({
     ...(database.eventStoreUrl ? { SERVICE_EVENTSTORE_URL: database.eventStoreUrl } : {}),
     SERVICE_HOST: '127.0.0.1',
