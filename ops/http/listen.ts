@@ -17,12 +17,21 @@ export const listen = (koa: Koa, host: string, port: number): Promise<Server> =>
     server.listen(port, host, () => resolve(server));
   });
 
+/** How often a closing server looks for connections that went idle since it closed. */
+const CLOSE_IDLE_EVERY_MS = 50;
+
 /**
  * Stops accepting connections and resolves once every in-flight request has been answered.
- * Idle keep-alive connections are closed at once so they do not hold the shutdown open.
+ * Idle keep-alive connections are closed at once so they do not hold the shutdown open, and so
+ * is each connection whose request was in flight, once it has been answered: Node keeps such a
+ * connection open until its keep-alive timeout (65 s here), which held a shutdown open that long.
  */
 export const closeServer = (server: Server): Promise<void> =>
   new Promise((resolve) => {
-    server.close(() => resolve());
+    const sweep = setInterval(() => server.closeIdleConnections(), CLOSE_IDLE_EVERY_MS);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
