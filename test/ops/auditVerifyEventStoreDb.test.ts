@@ -8,7 +8,8 @@ import { openConfiguredDatabase } from '../../ops/database/openConfiguredDatabas
 import { readSeals } from '../../projections/audit/sealStore.ts';
 import { startEventStoreDb, type EventStoreDbStandIn } from '../peers/eventStoreDb.ts';
 import { authEnv, createUser } from '../support/authClient.ts';
-import { cliDatabase, runCli } from '../support/cliProcess.ts';
+import { cliDatabase } from '../support/cliDatabase.ts';
+import { runCli } from '../support/cliProcess.ts';
 import { TEST_MAX_APPEND_SIZE } from '../support/eventStoreBackend.ts';
 import { eventually, seed } from '../support/restClient.ts';
 import { newTraceId, spanRecord } from '../support/spanFixtures.ts';

@@ -5,7 +5,7 @@ import { loadConfig } from '../../ops/config.ts';
 import { openConfiguredDatabase } from '../../ops/database/openConfiguredDatabase.ts';
 import type { Database } from '../../ops/database/openDatabase.ts';
 import { authEnv, callAs, createKey, createUser } from '../support/authClient.ts';
-import { cliDatabase } from '../support/cliProcess.ts';
+import { cliDatabase } from '../support/cliDatabase.ts';
 import { eventually, seed } from '../support/restClient.ts';
 import { newTraceId, spanRecord } from '../support/spanFixtures.ts';
 import { startTestServer } from '../support/testServer.ts';

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../ops/config.ts';
 import { openEventLog } from '../../ops/openEventLog.ts';
-import { cliDatabase, runCli } from '../support/cliProcess.ts';
+import { cliDatabase } from '../support/cliDatabase.ts';
+import { runCli } from '../support/cliProcess.ts';
 
 const run = (env: Record<string, string>, ...args: string[]) => runCli(env, args);
 

@@ -6,7 +6,8 @@ import { loadConfig } from '../../ops/config.ts';
 import { openEventLog } from '../../ops/openEventLog.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { createProjectionRunner } from '../../projections/projectionRunner.ts';
-import { cliDatabase, runCli, spawnCli } from '../support/cliProcess.ts';
+import { cliDatabase } from '../support/cliDatabase.ts';
+import { runCli, spawnCli } from '../support/cliProcess.ts';
 
 /**
  * The operator's way out, through the real CLI (a child process per command, as an operator runs

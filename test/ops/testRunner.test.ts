@@ -39,7 +39,7 @@ test('given passing, failing, crashing, hanging and leaking files, then each is 
   assert.is(code, 1, stdout);
   // pass 2 + fail 1 + leak 1 passed; fail 1 + crash 1 + hang 1 failed
   assert.is(lastLine(stdout), '4 passed, 3 failed', stdout);
-  assert.match(stdout, /^ok {3}test\/ops\/fixtures\/runner\/pass\.fixture\.ts \(2 passed, 0 failed/m);
+  assert.match(stdout, /^ok {3}test\/ops\/fixtures\/runner\/pass\.fixture\.ts \(2 passed, 0 failed, [\d.]+ s, CPU [\d.]+ s\)$/m);
   assert.match(stdout, /^FAIL test\/ops\/fixtures\/runner\/fail\.fixture\.ts \(1 passed, 1 failed/m);
   assert.match(stdout, /FAIL {2}"fails"/, 'a failing file shows its whole uvu output');
   assert.match(stdout, /^FAIL test\/ops\/fixtures\/runner\/crash\.fixture\.ts \(0 passed, 1 failed/m);
@@ -69,6 +69,22 @@ test('given only passing files, then exit 0 and a clean summary', async () => {
   const { code, stdout } = await runRunner([fixture('pass')]);
   assert.is(code, 0, stdout);
   assert.is(lastLine(stdout), '2 passed, 0 failed');
+});
+
+test('--list --only-backend-dependent names the files a backend can change, slow kinds first, and runs none', async () => {
+  const { code, stdout } = await runRunner([
+    '--list',
+    '--only-backend-dependent',
+    'test/domain/projects',
+    'test/api/projects',
+    'test/e2e/pricesFlows.test.ts',
+  ]);
+  assert.is(code, 0, stdout);
+  assert.equal(stdout.trim().split('\n'), [
+    'test/e2e/pricesFlows.test.ts',
+    'test/api/projects/projectRoutes.test.ts',
+    'test/api/projects/projects.test.ts',
+  ]);
 });
 
 test('given a pattern that matches nothing, then it fails rather than passing silently', async () => {

@@ -5,7 +5,8 @@ import { buildServer, type RunningServer } from '../../ops/buildServer.ts';
 import { loadConfig } from '../../ops/config.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { authEnv, callAs, createUser, login } from '../support/authClient.ts';
-import { cliDatabase, runCli } from '../support/cliProcess.ts';
+import { cliDatabase } from '../support/cliDatabase.ts';
+import { runCli } from '../support/cliProcess.ts';
 import { TEST_PASSWORD_COST } from '../support/testIdentity.ts';
 
 /** `loupe users set-password EMAIL` against the database a server uses (stopped meanwhile: PGlite is one process's). */

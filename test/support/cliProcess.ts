@@ -1,10 +1,6 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { TYPESCRIPT_NODE_FLAGS } from '../../ops/typescriptNodeFlags.ts';
-import { freshDatabase, serverUrl } from './database.ts';
 
 const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
 
@@ -31,16 +27,3 @@ export const runCli = (env: Record<string, string>, args: readonly string[], std
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin ?? '');
   });
-
-/**
- * A database of its own for a test that runs the CLI: a fresh one on the PostgreSQL server when
- * the suite runs against one, else an embedded PGlite under a temporary working directory.
- */
-export const cliDatabase = async (): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> => {
-  if (serverUrl()) {
-    const kept = await freshDatabase();
-    return { env: { SERVICE_SQL_DATABASE_URL: kept.url! }, cleanup: () => kept.close() };
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'loupe-cli-'));
-  return { env: { SERVICE_WORKING_DIR: dir }, cleanup: () => rm(dir, { recursive: true, force: true }) };
-};
