@@ -68,11 +68,23 @@ const writeHistory = async (store: EventStore) => {
   const annotations: AnnotationRecord[] = [];
   const lateSpans: string[] = []; // trace i's late span at i (from the third on)
   for (let i = 0; i < 12; i++) {
-    const root = spanRecord({ traceId: traces[i]!, attributes: attrs({ 'session.id': `s${i % 3}` }), ...when(i, 10) });
+    // A GenAI conversation id is a session too (the tracing projector derives it): trace 4's root
+    // brings one; children of other traces send one that comes too late for their trace.
+    const root = spanRecord({
+      traceId: traces[i]!,
+      attributes:
+        i === 4 ? attrs({ 'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': 'conv-4' }) : attrs({ 'session.id': `s${i % 3}` }),
+      ...when(i, 10),
+    });
     const child = spanRecord({
       traceId: traces[i]!,
       parentId: root.spanId,
-      attributes: i % 5 === 0 ? attrs({ 'session.id': `late-${i}` }) : {},
+      attributes:
+        i % 5 === 0
+          ? attrs({ 'session.id': `late-${i}` })
+          : i % 5 === 1
+            ? attrs({ 'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': `conv-${i}` })
+            : {},
       ...when(i, 5),
     });
     // half of the annotations come before their spans
@@ -107,6 +119,8 @@ const writeHistory = async (store: EventStore) => {
     note('session', 's1'),
     note('session', 's2'),
     note('session', 'moved?'),
+    note('session', 'conv-4'),
+    note('session', 'conv-6'),
     note('session', 'never'),
     note('span', 'ffffffffffffffff'),
   );
@@ -167,8 +181,8 @@ test('after ingest, late spans, annotations and every deletion, span, trace and 
       (a.target IN ('span', 'document') AND EXISTS (SELECT 1 FROM spans s WHERE s.span_id = a.target_id))
       OR (a.target = 'trace' AND EXISTS (SELECT 1 FROM traces t WHERE t.trace_id = a.target_id))
       OR (a.target = 'session' AND EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = a.target_id)))`);
-  // (`moved?` came only on spans of traces that had a session already: no session of that id exists.)
-  assert.equal([...orphans].sort(), ['session:moved?', 'session:never', 'span:ffffffffffffffff']);
+  // (`moved?` and `conv-6` came only on spans of traces that had a session already: no session of that id exists.)
+  assert.equal([...orphans].sort(), ['session:conv-6', 'session:moved?', 'session:never', 'span:ffffffffffffffff']);
 });
 
 test('a rebuild of the annotations read model alone equals the live one, row for row', async ({ db, store }) => {
