@@ -111,6 +111,17 @@ test('@traceloop/instrumentation-openai (OpenLLMetry): the same, and its capture
   assert.is(span.attributes['llm.input_messages.1.message.role'], 'user');
   assert.is(text('llm.input_messages.1.message'), 'Capital of France?');
   assert.is(text('llm.output_messages.0.message'), 'Paris.');
+
+  // Filters and search read the derived attributes like any others.
+  const filter = encodeURIComponent("span_kind == 'LLM' and llm.provider == 'openai' and cost > 0 and llm.token_count.prompt == 21");
+  const filtered = await callJson(ctx.server, 'GET', `/v1/projects/openllmetry-openai/spans?filter=${filter}`);
+  assert.is(filtered.body?.data?.length, 1, JSON.stringify(filtered.body));
+  const found = await eventually(
+    async () =>
+      (await callJson(ctx.server, 'GET', '/v1/projects/openllmetry-openai/spans?search=France')).body?.data as RestSpan[] | undefined,
+    (data) => (data?.length ?? 0) > 0,
+  );
+  assert.is(found?.length, 1, 'search finds the question in the input.value derived from its messages');
 });
 
 test.run();
