@@ -1,10 +1,11 @@
-import { sql, type DatabasePool } from 'slonik';
+import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
 import { changeAlert } from '../../domain/alerts/alertCommands.ts';
+import type { AlertRule } from '../../domain/alerts/alertRule.ts';
 import { evaluationWindows, isDue } from '../../domain/alerts/alertSchedule.ts';
 import { alertVerdict } from '../../domain/alerts/alertVerdict.ts';
 import type { RecordAlertState } from '../../domain/alerts/commands.ts';
 import type { EventStore } from '../../domain/eventstore/types.ts';
-import { windowMetric } from '../metrics/windowMetric.ts';
+import { annotationWindowValue, traceMetricValue, traceWindowMeasures, type TraceWindowMeasures } from '../metrics/windowMetric.ts';
 import type { Reactor } from '../reactors/reactor.ts';
 import { listRulesToEvaluate } from './alertQueries.ts';
 
@@ -17,8 +18,32 @@ export type AlertEvaluated = {
   readonly transition: RecordAlertState | null;
 };
 
+/** A tick's evaluations, issued together (one upsert of the last evaluations, then the transitions). */
+export type EvaluateAlerts = { readonly evaluations: readonly AlertEvaluated[] };
+
 /** Who records a transition in the log (the audit trail's actor). */
 export const ALERT_EVALUATOR_ACTOR = 'alerts:evaluator';
+
+/**
+ * The value of a rule's metric over a window. Within one tick, rules on the same project, filter
+ * and window share one measurement of the traces (a project's rules mostly watch the same few
+ * windows), so a thousand rules cost far fewer queries.
+ */
+const measurer = (db: CommonQueryMethods) => {
+  const measured = new Map<string, Promise<TraceWindowMeasures>>();
+  return (projectId: string, rule: AlertRule, window: { start: string; end: string }): Promise<number | null> => {
+    if (rule.metric === 'annotation_score')
+      return annotationWindowValue(db, { projectId, ...window, name: rule.annotationName ?? '', label: rule.annotationLabel });
+    const key = JSON.stringify([projectId, rule.filter, window.start, window.end]);
+    let measures = measured.get(key);
+    if (measures === undefined) {
+      measures = traceWindowMeasures(db, { projectId, filter: rule.filter, ...window });
+      measured.set(key, measures);
+    }
+    const metric = rule.metric;
+    return measures.then((m) => traceMetricValue(m, metric));
+  };
+};
 
 /**
  * Evaluates every rule that is due (its `evaluation_interval_seconds` since its last evaluation)
@@ -34,20 +59,20 @@ export const alertEvaluationReactor = (deps: {
   readonly store: EventStore;
   readonly pool: DatabasePool;
   readonly tickMs: number;
-}): Reactor<AlertEvaluated> => ({
+}): Reactor<EvaluateAlerts> => ({
   name: 'alert-evaluator',
   schedule: {
     everyMs: deps.tickMs,
     react: async ({ db, now }) => {
-      const out: AlertEvaluated[] = [];
+      const measure = measurer(db);
+      const evaluations: AlertEvaluated[] = [];
       for (const row of await listRulesToEvaluate(db)) {
         if (!isDue(row.rule, row.evaluated_at, now.getTime())) continue;
         const windows = evaluationWindows(row.rule, now.getTime());
-        const query = { projectId: row.project_id, ...row.rule };
-        const value = await windowMetric(db, { ...query, start: windows.start, end: windows.end });
-        const baseline = windows.baseline === null ? null : await windowMetric(db, { ...query, ...windows.baseline });
+        const value = await measure(row.project_id, row.rule, windows);
+        const baseline = windows.baseline === null ? null : await measure(row.project_id, row.rule, windows.baseline);
         const to = alertVerdict(row.rule, row.state, { value, baseline });
-        out.push({
+        evaluations.push({
           alertId: row.alert_id,
           evaluatedAt: now.toISOString(),
           value,
@@ -66,13 +91,17 @@ export const alertEvaluationReactor = (deps: {
                 },
         });
       }
-      return out;
+      return evaluations.length === 0 ? [] : [{ evaluations }];
     },
   },
-  async issue(e) {
+  async issue({ evaluations }) {
     await deps.pool.query(sql.unsafe`
-      INSERT INTO alert_evaluations (alert_id, evaluated_at, value, baseline) VALUES (${e.alertId}, ${e.evaluatedAt}, ${e.value}, ${e.baseline})
+      INSERT INTO alert_evaluations (alert_id, evaluated_at, value, baseline)
+      SELECT alert_id, evaluated_at, value, baseline
+      FROM jsonb_to_recordset(${sql.jsonb(evaluations.map(({ alertId, evaluatedAt, value, baseline }) => ({ alert_id: alertId, evaluated_at: evaluatedAt, value, baseline })))})
+        AS e(alert_id text, evaluated_at timestamptz, value float8, baseline float8)
       ON CONFLICT (alert_id) DO UPDATE SET evaluated_at = EXCLUDED.evaluated_at, value = EXCLUDED.value, baseline = EXCLUDED.baseline`);
-    if (e.transition !== null) await changeAlert(deps.store, e.transition, { actor: ALERT_EVALUATOR_ACTOR, requestId: null });
+    for (const e of evaluations)
+      if (e.transition !== null) await changeAlert(deps.store, e.transition, { actor: ALERT_EVALUATOR_ACTOR, requestId: null });
   },
 });

@@ -6,36 +6,32 @@ import { compileFilter } from '../filters/compileFilter.ts';
 import { latencyBin } from '../tracing/traceRollup.ts';
 import { histogramQuantiles } from './metricQueries.ts';
 
-/** One metric of one project over one window `[start, end)` (ISO times), optionally of the traces a filter matches. */
-export type WindowMetricQuery = {
-  readonly projectId: string;
-  readonly metric: AlertMetric;
-  readonly annotationName: string | null;
-  readonly annotationLabel: string | null;
-  readonly filter: string;
-  readonly start: string;
-  readonly end: string;
+/** The traces of one project over one window `[start, end)` (ISO times), optionally those a filter matches. */
+export type TraceWindow = { readonly projectId: string; readonly filter: string; readonly start: string; readonly end: string };
+
+/** Everything a rule on traces can watch, measured over one window at once (rules that share a window share it). */
+export type TraceWindowMeasures = {
+  readonly traceCount: number;
+  readonly errorCount: number;
+  readonly tokens: number;
+  readonly cost: number;
+  /** Milliseconds; null without traces. */
+  readonly latency: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null };
 };
 
 const HOUR_MS = 3_600_000;
 /** A filtered window reads the trace rows: bounded like any filtered list (projections/filters/boundedQuery.ts). */
 const FILTERED_TIMEOUT_MS = 10_000;
 
-const sums = z.object({
-  n: z.number(),
-  errors: z.number(),
-  tokens: z.number(),
-  cost: z.number(),
-});
+const sums = z.object({ n: z.number(), errors: z.number(), tokens: z.number(), cost: z.number() });
 const quantiles = z.object({ latency: z.array(z.number().nullable()) });
 const histogram = z.object({ bin: z.number(), count: z.number() });
-const QUANTILE = { latency_p50: 0.5, latency_p95: 0.95, latency_p99: 0.99 } as const;
 
 const projectRowid = (projectId: string) => sql.fragment`(SELECT p.id FROM projects p WHERE p.project_id = ${projectId}::uuid)`;
 
 /** The window's whole hours (read from the hourly rollup) and its partial ends (read from the trace rows). */
-const split = (q: WindowMetricQuery) => {
-  const [startMs, endMs] = [Date.parse(q.start), Date.parse(q.end)];
+const split = (w: TraceWindow) => {
+  const [startMs, endMs] = [Date.parse(w.start), Date.parse(w.end)];
   let from = Math.ceil(startMs / HOUR_MS) * HOUR_MS;
   let to = Math.floor(endMs / HOUR_MS) * HOUR_MS;
   if (from >= to) from = to = endMs;
@@ -43,22 +39,20 @@ const split = (q: WindowMetricQuery) => {
 };
 
 /**
- * The value a rule watches, or null when the window holds nothing to measure (no traces for a
- * rate or a latency, no annotation of that name for a score). Counts, tokens and cost of an empty
- * window are 0. No span is read: traces (one row per trace, with its errors, tokens, cost and
- * extent) by their project and start time (`traces_project_start`), whole hours from the
- * metrics page's hourly rollup (projections/tracing/traceRollup.ts: latency quantiles within a 5 %
- * bin there), annotations from their index by target project and start.
+ * Trace count, errors, tokens, cost and latency quantiles of a window. No span is read: traces (one
+ * row per trace, with its errors, tokens, cost and extent) by their project and start time
+ * (`traces_project_start`), and without a filter the window's whole hours from the metrics page's
+ * hourly rollup (projections/tracing/traceRollup.ts: quantiles there within a 5 % bin).
  */
-export const windowMetric = async (db: CommonQueryMethods, q: WindowMetricQuery): Promise<number | null> => {
-  if (q.metric === 'annotation_score') return annotationValue(db, q);
-  const filtered = q.filter.trim() !== '';
-  const { a, b, whole } = filtered ? { a: q.end, b: q.end, whole: false } : split(q);
+export const traceWindowMeasures = async (db: CommonQueryMethods, w: TraceWindow): Promise<TraceWindowMeasures> => {
+  const filtered = w.filter.trim() !== '';
+  const { a, b, whole } = filtered ? { a: w.end, b: w.end, whole: false } : split(w);
+  const project = projectRowid(w.projectId);
   const traceRange = (from: string, to: string): FragmentSqlToken =>
-    sql.fragment`t.project_id = ${projectRowid(q.projectId)} AND t.start_time >= ${from}::timestamptz AND t.start_time < ${to}::timestamptz${
-      filtered ? sql.fragment` AND ${compileFilter(parseFilter(q.filter), 'trace')}` : sql.fragment``
+    sql.fragment`t.project_id = ${project} AND t.start_time >= ${from}::timestamptz AND t.start_time < ${to}::timestamptz${
+      filtered ? sql.fragment` AND ${compileFilter(parseFilter(w.filter), 'trace')}` : sql.fragment``
     }`;
-  const edges = whole ? sql.fragment`(${traceRange(q.start, a)}) OR (${traceRange(b, q.end)})` : traceRange(q.start, q.end);
+  const edges = whole ? sql.fragment`(${traceRange(w.start, a)}) OR (${traceRange(b, w.end)})` : traceRange(w.start, w.end);
   const run = async <T>(query: (db: CommonQueryMethods) => Promise<T>): Promise<T> =>
     filtered
       ? db.transaction(async (tx) => {
@@ -66,28 +60,9 @@ export const windowMetric = async (db: CommonQueryMethods, q: WindowMetricQuery)
           return query(tx);
         })
       : query(db);
-  if (q.metric in QUANTILE) {
-    const p = QUANTILE[q.metric as keyof typeof QUANTILE];
-    if (!whole) {
-      const [value] = await run((db) =>
-        db.oneFirst(sql.type(quantiles)`
-          SELECT ARRAY[extract(epoch FROM percentile_cont(${p}::float8) WITHIN GROUP (ORDER BY t.end_time - t.start_time)) * 1000]::float8[] AS latency
-          FROM traces t WHERE ${edges}`),
-      );
-      return value ?? null;
-    }
-    const bins = await db.any(sql.type(histogram)`
-      SELECT bin, sum(count)::int AS count FROM (
-        SELECT bin::int, count FROM trace_latency_hours
-        WHERE project_id = ${projectRowid(q.projectId)} AND hour >= ${a}::timestamptz AND hour < ${b}::timestamptz
-        UNION ALL
-        SELECT ${latencyBin}::int, 1 FROM traces t WHERE ${edges}
-      ) x GROUP BY bin ORDER BY bin`);
-    return histogramQuantiles(bins, [p])[0] ?? null;
-  }
   const hours = whole
     ? sql.fragment`SELECT trace_count AS n, error_count AS e, token_count_prompt + token_count_completion AS tk, cost_total AS c
-        FROM trace_metric_hours WHERE project_id = ${projectRowid(q.projectId)} AND hour >= ${a}::timestamptz AND hour < ${b}::timestamptz
+        FROM trace_metric_hours WHERE project_id = ${project} AND hour >= ${a}::timestamptz AND hour < ${b}::timestamptz
         UNION ALL `
     : sql.fragment``;
   const row = await run((db) =>
@@ -96,23 +71,66 @@ export const windowMetric = async (db: CommonQueryMethods, q: WindowMetricQuery)
       FROM (${hours}SELECT 1 AS n, (t.error_count > 0)::int AS e, (t.token_count_prompt + t.token_count_completion)::numeric AS tk,
         coalesce(t.cost_total::numeric, 0) AS c FROM traces t WHERE ${edges}) parts`),
   );
-  switch (q.metric) {
+  let latency: (number | null)[] = [null, null, null];
+  if (row.n > 0 && !whole) {
+    latency = await run((db) =>
+      db.oneFirst(sql.type(quantiles)`
+        SELECT ARRAY(SELECT extract(epoch FROM q) * 1000 FROM unnest(
+          percentile_cont(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY t.end_time - t.start_time)) AS q)::float8[] AS latency
+        FROM traces t WHERE ${edges}`),
+    );
+  } else if (row.n > 0) {
+    const bins = await db.any(sql.type(histogram)`
+      SELECT bin, sum(count)::int AS count FROM (
+        SELECT bin::int, count FROM trace_latency_hours WHERE project_id = ${project} AND hour >= ${a}::timestamptz AND hour < ${b}::timestamptz
+        UNION ALL
+        SELECT ${latencyBin}::int, 1 FROM traces t WHERE ${edges}
+      ) x GROUP BY bin ORDER BY bin`);
+    latency = histogramQuantiles(bins, [0.5, 0.95, 0.99]);
+  }
+  return {
+    traceCount: row.n,
+    errorCount: row.errors,
+    tokens: row.tokens,
+    cost: row.cost,
+    latency: { p50: latency[0] ?? null, p95: latency[1] ?? null, p99: latency[2] ?? null },
+  };
+};
+
+/**
+ * The value a rule on traces watches, or null when the window holds nothing to measure (no traces
+ * for a rate or a latency). Counts, tokens and cost of an empty window are 0.
+ */
+export const traceMetricValue = (m: TraceWindowMeasures, metric: Exclude<AlertMetric, 'annotation_score'>): number | null => {
+  switch (metric) {
     case 'error_rate':
-      return row.n === 0 ? null : row.errors / row.n;
+      return m.traceCount === 0 ? null : m.errorCount / m.traceCount;
+    case 'latency_p50':
+      return m.latency.p50;
+    case 'latency_p95':
+      return m.latency.p95;
+    case 'latency_p99':
+      return m.latency.p99;
     case 'trace_count':
-      return row.n;
+      return m.traceCount;
     case 'tokens':
-      return row.tokens;
-    default:
-      return row.cost;
+      return m.tokens;
+    case 'cost':
+      return m.cost;
   }
 };
 
-/** An annotation's mean score, or the share of them with the label, over the targets started in the window. */
-const annotationValue = async (db: CommonQueryMethods, q: WindowMetricQuery): Promise<number | null> =>
+/**
+ * An annotation's mean score, or the share of them with `label`, over the targets started in the
+ * window (from the annotations' index by target project and start); null when there is none.
+ */
+export const annotationWindowValue = async (
+  db: CommonQueryMethods,
+  w: Omit<TraceWindow, 'filter'> & { readonly name: string; readonly label: string | null },
+): Promise<number | null> =>
   db.oneFirst(sql.type(z.object({ v: z.number().nullable() }))`
-    SELECT ${q.annotationLabel === null ? sql.fragment`avg(a.score)` : sql.fragment`avg((a.label IS NOT DISTINCT FROM ${q.annotationLabel})::int)`}::float8 AS v
+    SELECT ${w.label === null ? sql.fragment`avg(a.score)` : sql.fragment`avg((a.label IS NOT DISTINCT FROM ${w.label})::int)`}::float8 AS v
     FROM annotations a
-    WHERE a.target_project = ${q.projectId}::uuid AND a.name = ${q.annotationName ?? ''}
-      ${q.annotationLabel === null ? sql.fragment`AND a.score IS NOT NULL` : sql.fragment``}
-      AND a.target_start >= ${q.start}::timestamptz AND a.target_start < ${q.end}::timestamptz`);
+    WHERE a.target_project = ${w.projectId}::uuid AND a.name = ${w.name}
+      ${w.label === null ? sql.fragment`AND a.score IS NOT NULL` : sql.fragment``}
+      AND a.target_start >= ${w.start}::timestamptz AND a.target_start < ${w.end}::timestamptz`);

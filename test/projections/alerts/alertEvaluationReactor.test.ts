@@ -71,19 +71,23 @@ test('given half the window’s traces with an error, when a > 20 % rule is eval
     .onSchedule(now)
     .then([
       {
-        alertId: 'a1',
-        evaluatedAt: now.toISOString(),
-        value: 0.5,
-        baseline: null,
-        transition: {
-          type: 'RecordAlertState',
-          alertId: 'a1',
-          to: 'FIRING',
-          value: 0.5,
-          baseline: null,
-          windowStart: ago(20_000),
-          windowEnd: now.toISOString(),
-        },
+        evaluations: [
+          {
+            alertId: 'a1',
+            evaluatedAt: now.toISOString(),
+            value: 0.5,
+            baseline: null,
+            transition: {
+              type: 'RecordAlertState',
+              alertId: 'a1',
+              to: 'FIRING',
+              value: 0.5,
+              baseline: null,
+              windowStart: ago(20_000),
+              windowEnd: now.toISOString(),
+            },
+          },
+        ],
       },
     ]);
 });
@@ -92,9 +96,9 @@ test('given a window with no traces, then an error rate is no data: the OK polic
   await spec
     .given(inStream(projectStream('shop'), project), inStream(alertStream('a1'), created('a1', rule({}))))
     .onSchedule(now)
-    .thenMatches((commands) => {
-      assert.is(commands[0]!.value, null);
-      assert.is(commands[0]!.transition?.to, 'OK');
+    .thenMatches(([{ evaluations }]) => {
+      assert.is(evaluations[0]!.value, null);
+      assert.is(evaluations[0]!.transition?.to, 'OK');
     });
 });
 
@@ -114,12 +118,18 @@ test('given p95 of 100 ms in the minute before and 1 s now, then a regression ru
       inStream(alertStream('a2'), created('a2', r)),
     )
     .onSchedule(now)
-    .thenMatches(([c]) => {
-      assert.ok(Math.abs(c!.value! - 1000) < 1e-6, String(c!.value));
-      assert.ok(Math.abs(c!.baseline! - 100) < 1e-6, String(c!.baseline));
-      assert.is(c!.transition?.to, 'FIRING');
-      assert.is(c!.transition?.windowStart, ago(10_000));
-    });
+    .thenMatches(
+      ([
+        {
+          evaluations: [c],
+        },
+      ]) => {
+        assert.ok(Math.abs(c!.value! - 1000) < 1e-6, String(c!.value));
+        assert.ok(Math.abs(c!.baseline! - 100) < 1e-6, String(c!.baseline));
+        assert.is(c!.transition?.to, 'FIRING');
+        assert.is(c!.transition?.windowStart, ago(10_000));
+      },
+    );
 });
 
 test('given a trace count, tokens and cost over a window that spans whole hours, then they are read from the hourly rollup and the trace rows alike', async () => {
@@ -140,10 +150,16 @@ test('given a trace count, tokens and cost over a window that spans whole hours,
       inStream(alertStream('a3'), created('a3', r)),
     )
     .onSchedule(now)
-    .thenMatches(([c]) => {
-      assert.is(c!.value, 3);
-      assert.is(c!.transition?.to, 'FIRING');
-    });
+    .thenMatches(
+      ([
+        {
+          evaluations: [c],
+        },
+      ]) => {
+        assert.is(c!.value, 3);
+        assert.is(c!.transition?.to, 'FIRING');
+      },
+    );
 });
 
 test.run();
