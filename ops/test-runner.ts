@@ -195,12 +195,19 @@ const NATIVE_CRASH_SIGNALS = new Set(['SIGTRAP', 'SIGSEGV', 'SIGILL', 'SIGABRT',
  */
 const TEST_V8_FLAGS: readonly string[] = ['--liftoff-only'];
 
+/**
+ * Node's on-disk cache of compiled JavaScript (keyed by each module's source): every test process
+ * imports much the same ~2,000 modules, and reusing their bytecode saves ~15 % of an import's
+ * CPU (1.45 → 1.1-1.3 s for buildServer.ts and the test server).
+ */
+const COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'loupe-node-compile');
+
 const runFile = (file: string, timeoutMs: number): Promise<Outcome> =>
   new Promise((done) => {
     const started = Date.now();
     const notes: string[] = [];
     const chunks: string[] = [];
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', NODE_DISABLE_COLORS: '1' };
+    const env: NodeJS.ProcessEnv = { NODE_COMPILE_CACHE: COMPILE_CACHE, ...process.env, NO_COLOR: '1', NODE_DISABLE_COLORS: '1' };
     delete env.FORCE_COLOR;
     const child = spawn(process.execPath, [...TEST_V8_FLAGS, ...TYPESCRIPT_NODE_FLAGS, file], {
       cwd: ROOT,
