@@ -180,7 +180,7 @@ test('graceful shutdown: a request in flight when the server closes is still ans
   assert.is(response.status, 200);
   assert.equal(await json(response), { done: true });
   // Its connection is closed once answered, not held open for the 65 s keep-alive timeout.
-  const shutDown = await Promise.race([closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+  const shutDown = await Promise.race([closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 20_000).unref())]);
   assert.ok(shutDown, 'the server closed within 20 s of answering its last request');
   try {
     await fetch(`${base}/healthz`);
