@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SERVER_NODE_FLAGS } from '../../ops/serverNodeFlags.ts';
 import { TYPESCRIPT_NODE_FLAGS } from '../../ops/typescriptNodeFlags.ts';
 
 const cli = new URL('../../ops/cli.ts', import.meta.url).pathname;
@@ -24,7 +25,10 @@ test('loupe serve with no database configured answers /healthz within 60 s and e
     SERVICE_GRPC_PORT: '0',
     SERVICE_OTLP_HTTP_PORT: '0',
   };
-  const child = spawn(process.execPath, [...TYPESCRIPT_NODE_FLAGS, cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...TYPESCRIPT_NODE_FLAGS, cli, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (c) => (output += c));
   child.stderr.on('data', (c) => (output += c));
