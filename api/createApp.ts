@@ -3,6 +3,7 @@ import type { AppDeps } from './appDeps.ts';
 import { csrfMiddleware } from './http/csrf.ts';
 import { errorMiddleware } from './http/errorMiddleware.ts';
 import { allowedMethodsAsJson, mountRoutes } from './http/mountRoutes.ts';
+import { loadProjectAccess } from './http/projectAccess.ts';
 import { httpMetrics } from './metrics/httpMetrics.ts';
 import { requestContext } from './http/requestContext.ts';
 import type { RouteDef } from './http/route.ts';
@@ -24,6 +25,7 @@ export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes
     rootPath: deps.settings.rootPath,
     maxRequestBytes: deps.settings.maxRequestBytes,
     authenticate: deps.authenticate,
+    projectAccess: (principal) => loadProjectAccess(deps.pool, principal),
   });
   koa.use(router.routes());
   koa.use(allowedMethodsAsJson(router));

@@ -12,6 +12,7 @@ import { metricsRoutes } from '../api/metrics/metricsRoutes.ts';
 import { allRoutes } from '../api/routes.ts';
 import { uiRoutes } from '../api/ui/serveUi.ts';
 import { grpcAuthenticate } from '../api/identity/grpcAuthenticate.ts';
+import { loadProjectAccess } from '../api/http/projectAccess.ts';
 import type { Principal } from '../domain/access/principal.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { PasswordCost } from '../domain/identity/passwords.ts';
@@ -260,7 +261,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       decoder,
       maxRequestBytes: config.http.maxRequestBytes,
       defaultProjectName: config.projects.defaultName,
-      authenticate: grpcAuthenticate(authenticator),
+      authenticate: grpcAuthenticate(authenticator, async (principal) => (await loadProjectAccess(database.pool, principal)).grants),
       reportError: (error) => logger.error({ err: error }, 'gRPC export failed'),
     });
     closers.unshift(() => grpc.close());

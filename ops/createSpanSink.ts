@@ -1,5 +1,6 @@
 import { actorOf } from '../domain/access/actor.ts';
 import type { Principal } from '../domain/access/principal.ts';
+import { mayIngestInto } from '../domain/access/projectStanding.ts';
 import { AppendTooLargeError, type EventStore } from '../domain/eventstore/types.ts';
 import { ingestSpans } from '../domain/tracing/ingestSpans.ts';
 import { IngestError } from '../ingest/ingestError.ts';
@@ -9,7 +10,12 @@ import type { SpanSink } from '../ingest/spanSink.ts';
 export const createSpanSink =
   (store: EventStore): SpanSink<Principal | null> =>
   (batches, context) =>
-    ingestSpans(store, batches, { actor: actorOf(context.principal), requestId: context.requestId }).then(
+    ingestSpans(
+      store,
+      batches,
+      { actor: actorOf(context.principal), requestId: context.requestId },
+      { mayStoreInto: mayIngestInto(context.principal) },
+    ).then(
       () => undefined,
       (error: unknown) => {
         // EventStoreDB refuses appends over its MaxAppendSize: the exporter must send smaller

@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { Principal } from '../../domain/access/principal.ts';
 import type { CommandContext } from '../../domain/handleCommand.ts';
 import type { AppDeps } from '../appDeps.ts';
+import type { ProjectAccess } from '../http/projectAccess.ts';
 import type { Loaders } from './loaders.ts';
 
 /**
@@ -15,4 +16,6 @@ export type GraphqlContext = {
   readonly koa: Koa.Context;
   readonly loaders: Loaders;
   readonly command: CommandContext;
+  /** What the projects are to the principal (api/http/projectAccess.ts), read once per request. */
+  readonly access: ProjectAccess;
 };

@@ -7,6 +7,7 @@ import { commandContextOf } from '../http/commandContextOf.ts';
 import { shapeError } from '../http/errorMiddleware.ts';
 import { unauthenticated } from '../identity/unauthenticated.ts';
 import { HttpError } from '../http/httpError.ts';
+import { projectAccessOf } from '../http/projectAccess.ts';
 import type { RouteDef } from '../http/route.ts';
 import { graphqlSchema } from './buildGraphqlSchema.ts';
 import { EXPLORER_CSP, EXPLORER_HTML } from './explorerPage.ts';
@@ -30,15 +31,17 @@ const wantsPage = (ctx: Koa.Context): boolean =>
 export const graphqlRoutes = (deps: AppDeps): RouteDef[] => {
   const handle = createHandler<unknown, RequestContext, GraphqlContext>({
     schema: graphqlSchema(),
-    context: (req) => {
+    context: async (req) => {
       // This request's queries one at a time, letting other requests in between (yieldingPool.ts).
       const pool = yieldingPool(deps.pool);
+      const access = await projectAccessOf(req.context.koa);
       return {
         deps: { ...deps, pool },
         principal: req.context.koa.state.principal as Principal,
         koa: req.context.koa,
-        loaders: createLoaders(pool),
+        loaders: createLoaders(pool, access.hidden),
         command: commandContextOf(req.context.koa),
+        access,
       };
     },
     parse: parseWithinLimits,

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { Extensions } from 'type-graphql';
 import { authorize } from '../../domain/access/authorize.ts';
+import { widenedByGrant } from '../../domain/access/projectStanding.ts';
 import type { Permission } from '../../domain/access/permissions.ts';
 import type { GraphqlContext } from './graphqlContext.ts';
 import { asGraphqlError, gqlError } from './graphqlError.ts';
@@ -42,7 +43,9 @@ export const guardRootFields = (schema: GraphQLSchema): GraphQLSchema => {
       const resolve = field.resolve!;
       field.resolve = async (source, args, context: GraphqlContext, info) => {
         const decision = authorize(context.principal, permission);
-        if (!decision.allowed) throw gqlError(decision.code, decision.message, decision.status);
+        // A project-scoped permission a grant holds: on to the resolver's project check (`requireProjectOf`).
+        if (!decision.allowed && !(decision.status === 403 && widenedByGrant(context.principal, permission, context.access.grants)))
+          throw gqlError(decision.code, decision.message, decision.status);
         try {
           return await resolve(source, args, context, info);
         } catch (error) {
@@ -53,3 +56,11 @@ export const guardRootFields = (schema: GraphQLSchema): GraphQLSchema => {
   }
   return schema;
 };
+
+/**
+ * The project dimension of a field's permission for the project it acts on (api/http/projectAccess.ts):
+ * throws `notFound()` when the project is hidden from the caller, 403 when its role there does not
+ * hold `permission`.
+ */
+export const requireProjectOf = (ctx: GraphqlContext, projectRowid: number | null, permission: Permission, notFound: () => Error): void =>
+  ctx.access.require(projectRowid, permission, notFound);

@@ -41,6 +41,7 @@ export const projectOf = (p: ProjectRow): Project =>
     description: p.description,
     gradientStartColor: p.gradient_start_color,
     gradientEndColor: p.gradient_end_color,
+    restricted: p.restricted,
   });
 
 export const traceOf = (t: TraceDetailRow): Trace =>

@@ -3,8 +3,10 @@ import type Koa from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { authorize } from '../../domain/access/authorize.ts';
 import type { Principal } from '../../domain/access/principal.ts';
+import { widenedByGrant } from '../../domain/access/projectStanding.ts';
 import { unauthenticated } from '../identity/unauthenticated.ts';
 import { HttpError } from './httpError.ts';
+import type { ProjectAccess } from './projectAccess.ts';
 import type { RouteDef } from './route.ts';
 
 /**
@@ -17,6 +19,8 @@ export const mountRoutes = (
     readonly rootPath: string;
     readonly maxRequestBytes: number;
     readonly authenticate: (ctx: Koa.Context) => Promise<Principal | null>;
+    /** What the projects are to a principal (projectAccess.ts): read at most once per request. */
+    readonly projectAccess: (principal: Principal | null) => Promise<ProjectAccess>;
   },
 ): Router => {
   const router = new Router(options.rootPath ? { prefix: options.rootPath } : {});
@@ -42,7 +46,13 @@ export const mountRoutes = (
       if (route.permission !== 'public') {
         const principal = await options.authenticate(ctx);
         ctx.state.principal = principal;
-        const decision = authorize(principal, route.permission);
+        let access: Promise<ProjectAccess> | null = null;
+        ctx.state.projectAccess = () => (access ??= options.projectAccess(principal));
+        let decision = authorize(principal, route.permission);
+        // A project-scoped permission the global role lacks: a grant holding it lets the request
+        // on to the handler's project check (domain/access/permissions.ts, `scope`).
+        if (!decision.allowed && decision.status === 403 && widenedByGrant(principal, route.permission, (await ctx.state.projectAccess()).grants))
+          decision = { allowed: true };
         if (!decision.allowed) {
           if (decision.status === 401) {
             const { code, message } = unauthenticated(ctx.state.authProblem);
@@ -51,7 +61,10 @@ export const mountRoutes = (
           throw new HttpError(decision.status, decision.code, decision.message);
         }
       } else {
-        ctx.state.principal = await options.authenticate(ctx).catch(() => null);
+        const principal = await options.authenticate(ctx).catch(() => null);
+        ctx.state.principal = principal;
+        let access: Promise<ProjectAccess> | null = null;
+        ctx.state.projectAccess = () => (access ??= options.projectAccess(principal));
       }
       await next();
     };

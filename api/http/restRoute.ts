@@ -4,6 +4,7 @@ import { restPermission } from '../../domain/access/restPermission.ts';
 import type { Position } from '../../domain/eventstore/types.ts';
 import { ProjectionTimeoutError, type ProjectionRunner } from '../../projections/projectionRunner.ts';
 import { httpErrorOf } from './httpErrorOf.ts';
+import { type ProjectAccess, projectAccessOf } from './projectAccess.ts';
 import { parseBody, parseQuery } from './parseBody.ts';
 import { rejectNulChars } from './rejectNulChars.ts';
 import type { HttpMethod, RouteDef } from './route.ts';
@@ -25,7 +26,18 @@ export type RestRequest<Query, Body> = {
    * only queues: they are stored either way, so a slow read model must not become an error and a resend.
    */
   readonly settle: (written: Written, options?: { readonly whenSlow?: 'fail' | 'answer' }) => Promise<void>;
+  /**
+   * The project dimension of this route's permission, for the project it acts on once known:
+   * throws `notFound()` when the project is hidden from the caller, 403 when the caller's role
+   * there does not hold the route's permission. Every handler acting on a project calls it
+   * (resolveProject does for `{project_identifier}`).
+   */
+  readonly requireProject: RequireProject;
+  /** Hidden projects' row ids and standings, for SQL predicates (`visibleProjects`). */
+  readonly access: () => Promise<ProjectAccess>;
 };
+
+export type RequireProject = (projectRowid: number | null, notFound: () => Error) => Promise<void>;
 
 type BodyOption = z.ZodType | 'json' | 'raw';
 type BodyOf<B> = B extends z.ZodType ? z.infer<B> : B extends 'json' ? unknown : undefined;
@@ -92,31 +104,36 @@ export const routeKit = (deps: { readonly runner: ProjectionRunner }) => {
     Res extends z.ZodType | undefined = undefined,
   >(
     spec: RestRouteSpec<Q, B, Res>,
-  ): RouteDef => ({
-    method: spec.method,
-    path: spec.path,
-    permission: restPermission(spec.method, spec.path),
-    // No body declared: the method's default (a POST's JSON is still read, and malformed JSON is a 400).
-    ...(spec.body === 'raw' ? { body: 'raw' as const } : spec.body !== undefined ? { body: 'json' as const } : {}),
-    handler: async (ctx) => {
-      try {
-        rejectNulChars(ctx);
-        const query = (spec.query === undefined ? undefined : parseQuery(ctx, spec.query)) as QueryOf<Q>;
-        const body = (
-          spec.body === undefined || spec.body === 'raw'
-            ? undefined
-            : spec.body === 'json'
-              ? (ctx.request as { body?: unknown }).body
-              : parseBody(ctx, spec.body)
-        ) as BodyOf<B>;
-        const params = (ctx.params ?? {}) as Record<string, string>;
-        const answer = await spec.handler({ ctx, params, query, body, command, settle });
-        if (answer !== undefined) ctx.body = answer;
-      } catch (error) {
-        throw httpErrorOf(error);
-      }
-    },
-  });
+  ): RouteDef => {
+    const permission = restPermission(spec.method, spec.path);
+    return {
+      method: spec.method,
+      path: spec.path,
+      permission,
+      // No body declared: the method's default (a POST's JSON is still read, and malformed JSON is a 400).
+      ...(spec.body === 'raw' ? { body: 'raw' as const } : spec.body !== undefined ? { body: 'json' as const } : {}),
+      handler: async (ctx) => {
+        try {
+          rejectNulChars(ctx);
+          const query = (spec.query === undefined ? undefined : parseQuery(ctx, spec.query)) as QueryOf<Q>;
+          const body = (
+            spec.body === undefined || spec.body === 'raw'
+              ? undefined
+              : spec.body === 'json'
+                ? (ctx.request as { body?: unknown }).body
+                : parseBody(ctx, spec.body)
+          ) as BodyOf<B>;
+          const params = (ctx.params ?? {}) as Record<string, string>;
+          const access = () => projectAccessOf(ctx);
+          const requireProject: RequireProject = async (rowid, notFound) => (await access()).require(rowid, permission, notFound);
+          const answer = await spec.handler({ ctx, params, query, body, command, settle, requireProject, access });
+          if (answer !== undefined) ctx.body = answer;
+        } catch (error) {
+          throw httpErrorOf(error);
+        }
+      },
+    };
+  };
 };
 
 export type Route = ReturnType<typeof routeKit>;

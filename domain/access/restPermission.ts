@@ -25,6 +25,27 @@ export const REST_PERMISSION_OVERRIDES: Readonly<Record<string, Permission>> = {
   // The settings list shows each secret's owner: another user's info, which only admins may see.
   'GET /v1/secrets': 'secrets.manage',
   'POST /v1/traces': 'ingest',
+  'POST /v1/projects/{project_identifier}/spans': 'ingest',
+  // Per-project access (issue 38): telemetry deletion and annotations are project-scoped
+  // permissions, so a grant on a restricted project holds them there (permissions.ts).
+  'DELETE /v1/traces/{trace_identifier}': 'telemetry.delete',
+  'DELETE /v1/spans/{span_identifier}': 'telemetry.delete',
+  'DELETE /v1/sessions/{session_identifier}': 'telemetry.delete',
+  'POST /v1/sessions/delete': 'telemetry.delete',
+  'POST /v1/span_annotations': 'annotate',
+  'POST /v1/trace_annotations': 'annotate',
+  'POST /v1/session_annotations': 'annotate',
+  'POST /v1/document_annotations': 'annotate',
+  'POST /v1/span_notes': 'annotate',
+  'POST /v1/trace_notes': 'annotate',
+  'POST /v1/session_notes': 'annotate',
+  'DELETE /v1/projects/{project_identifier}/span_annotations': 'annotate',
+  'DELETE /v1/projects/{project_identifier}/trace_annotations': 'annotate',
+  'DELETE /v1/projects/{project_identifier}/session_annotations': 'annotate',
+  // Restricting a project and granting roles on it: admins (the grants read too: they name users).
+  'GET /v1/projects/{project_identifier}/grants': 'projects.manage',
+  'PUT /v1/projects/{project_identifier}/grants/{user_id}': 'projects.manage',
+  'DELETE /v1/projects/{project_identifier}/grants/{user_id}': 'projects.manage',
   // Loupe's audit trail (not in the reference's REST API).
   'GET /v1/audit/events': 'audit.read',
   // Loupe's model prices (not in the reference's REST API).

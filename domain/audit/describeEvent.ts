@@ -207,6 +207,24 @@ const DESCRIBE: { readonly [T in LoupeEventType]: Describe<T> } = {
     return described(project(s, d.projectId), `Project ${quoted(before.name)} updated: ${told.join(', ') || 'no change'}`, changes);
   },
   ProjectDeleted: (d, s) => described(project(s, d.projectId, d.name), `Project ${quoted(d.name)} deleted with its traces`),
+  ProjectRestrictionSet: (d, s) =>
+    described(
+      project(s, d.projectId),
+      `Project ${quoted(s.get('project', d.projectId).name)} ${d.restricted ? 'restricted to its grantees' : 'opened to everyone'}`,
+      [change('restricted', !d.restricted, d.restricted)],
+    ),
+  ProjectGrantSet: (d, s) =>
+    described(
+      project(s, d.projectId),
+      `User ${quoted(s.get('user', d.userId).name ?? d.userId)} granted ${d.role} on project ${quoted(s.get('project', d.projectId).name)}`,
+      [change(`grant ${d.userId}`, null, d.role)],
+    ),
+  ProjectGrantRevoked: (d, s) =>
+    described(
+      project(s, d.projectId),
+      `Grant of user ${quoted(s.get('user', d.userId).name ?? d.userId)} on project ${quoted(s.get('project', d.projectId).name)} revoked`,
+      [change(`grant ${d.userId}`, '(granted)', null)],
+    ),
   SpansIngested: (d, s) => described(project(s, d.projectId), `${plural(count(d.spans) + count(d.erased), 'span')} received`),
   SpanDeleted: (d, s) => described(project(s, d.projectId), `Span ${d.spanId} deleted`),
   TraceDeleted: (d, s) => described(project(s, d.projectId), `Trace ${d.traceId} deleted`),

@@ -17,6 +17,8 @@ export type UpdateProject = {
   readonly description?: string | null;
   readonly gradientStartColor?: string;
   readonly gradientEndColor?: string;
+  /** Restricted: only admins, system keys and users with a grant see it (see ProjectRestrictionSet). */
+  readonly restricted?: boolean;
 };
 
 export type DeleteProject = {
@@ -26,4 +28,14 @@ export type DeleteProject = {
   readonly defaultProjectName: string;
 };
 
-export type ProjectCommand = CreateProject | UpdateProject | DeleteProject;
+/** `role` is checked by the decider (unknown → invalid_role); the user's existence by the caller. */
+export type SetProjectGrant = {
+  readonly type: 'SetProjectGrant';
+  readonly projectId: string;
+  readonly userId: string;
+  readonly role: string;
+};
+
+export type RevokeProjectGrant = { readonly type: 'RevokeProjectGrant'; readonly projectId: string; readonly userId: string };
+
+export type ProjectCommand = CreateProject | UpdateProject | DeleteProject | SetProjectGrant | RevokeProjectGrant;

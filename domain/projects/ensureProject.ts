@@ -4,6 +4,7 @@ import type { EventStore, Position } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
 import { handleCommand } from '../handleCommand.ts';
 import { loadProject } from './loadProject.ts';
+import type { ProjectState } from './projectState.ts';
 import { projectDecider } from './projectDecider.ts';
 import { projectStream } from './projectStream.ts';
 
@@ -16,9 +17,11 @@ export const ensureProject = async (
   store: EventStore,
   name: string,
   context: CommandContext,
+  /** The project's state when the caller has just loaded it (saves reading the stream again). */
+  known?: ProjectState,
 ): Promise<{ readonly projectId: string; readonly created: Position | null }> => {
-  for (;;) {
-    const state = await loadProject(store, name);
+  for (let first = true; ; first = false) {
+    const state = first && known !== undefined ? known : await loadProject(store, name);
     if (state.status === 'active') return { projectId: state.projectId, created: null };
     const command = { type: 'CreateProject', projectId: randomUUID(), name, description: null, ifAbsent: true } as const;
     const result = await handleCommand(store, projectStream(name), projectDecider, command, context);

@@ -1,3 +1,4 @@
+import type { GrantRole } from '../access/grantRole.ts';
 import type { DomainEvent } from '../decider.ts';
 
 /**
@@ -30,4 +31,24 @@ export type ProjectUpdated = DomainEvent<
 /** The projector removes the project's traces, spans and sessions with it. */
 export type ProjectDeleted = DomainEvent<'ProjectDeleted', { readonly projectId: string; readonly name: string }>;
 
-export type ProjectEvent = ProjectCreated | ProjectUpdated | ProjectDeleted;
+/**
+ * A project was restricted (only admins, system keys and the users granted a role there see it)
+ * or opened again (everyone sees it as before). Grants are kept while it is open.
+ */
+export type ProjectRestrictionSet = DomainEvent<'ProjectRestrictionSet', { readonly projectId: string; readonly restricted: boolean }>;
+
+/** A user's role on the project (`GrantRole`): replaces any grant the user held there. */
+export type ProjectGrantSet = DomainEvent<
+  'ProjectGrantSet',
+  { readonly projectId: string; readonly userId: string; readonly role: GrantRole }
+>;
+
+export type ProjectGrantRevoked = DomainEvent<'ProjectGrantRevoked', { readonly projectId: string; readonly userId: string }>;
+
+export type ProjectEvent =
+  | ProjectCreated
+  | ProjectUpdated
+  | ProjectDeleted
+  | ProjectRestrictionSet
+  | ProjectGrantSet
+  | ProjectGrantRevoked;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../eventstore/types.ts';
 import type { CommandContext, CommandResult } from '../handleCommand.ts';
 import { handleCommand } from '../handleCommand.ts';
-import type { CreateProject, DeleteProject, UpdateProject } from './commands.ts';
+import type { CreateProject, DeleteProject, RevokeProjectGrant, SetProjectGrant, UpdateProject } from './commands.ts';
 import type { ProjectEvent } from './events.ts';
 import { projectDecider } from './projectDecider.ts';
 import { projectStream } from './projectStream.ts';
@@ -32,3 +32,21 @@ export const deleteProject = (
   context: CommandContext,
 ): Promise<CommandResult<ProjectEvent>> =>
   handleCommand(store, projectStream(name), projectDecider, { type: 'DeleteProject', ...input }, context);
+
+/** Throws `invalid_role` (422) for a role outside GRANT_ROLES; the same role again appends nothing. */
+export const setProjectGrant = (
+  store: EventStore,
+  name: string,
+  input: Omit<SetProjectGrant, 'type'>,
+  context: CommandContext,
+): Promise<CommandResult<ProjectEvent>> =>
+  handleCommand(store, projectStream(name), projectDecider, { type: 'SetProjectGrant', ...input }, context);
+
+/** Throws `grant_not_found` (404) when the user holds no grant there. */
+export const revokeProjectGrant = (
+  store: EventStore,
+  name: string,
+  input: Omit<RevokeProjectGrant, 'type'>,
+  context: CommandContext,
+): Promise<CommandResult<ProjectEvent>> =>
+  handleCommand(store, projectStream(name), projectDecider, { type: 'RevokeProjectGrant', ...input }, context);

@@ -1,4 +1,5 @@
 import type { Decider, DomainEvent } from '../decider.ts';
+import { GRANT_ROLES, isGrantRole } from '../access/grantRole.ts';
 import { DomainError } from '../errors.ts';
 import { loupeEvent } from '../loupeEvent.ts';
 import type { ProjectCommand, UpdateProject } from './commands.ts';
@@ -68,7 +69,25 @@ const decide = (c: ProjectCommand, state: ProjectState): ProjectEvent[] => {
       checkColor('gradient_start_color', c.gradientStartColor);
       checkColor('gradient_end_color', c.gradientEndColor);
       const data = changes(c, project);
-      return Object.keys(data).length > 1 ? [{ type: 'ProjectUpdated', data }] : [];
+      return [
+        ...(Object.keys(data).length > 1 ? [{ type: 'ProjectUpdated' as const, data }] : []),
+        ...(c.restricted !== undefined && c.restricted !== project.restricted
+          ? [{ type: 'ProjectRestrictionSet' as const, data: { projectId: project.projectId, restricted: c.restricted } }]
+          : []),
+      ];
+    }
+    case 'SetProjectGrant': {
+      const project = activeProject(state, c.projectId);
+      if (!isGrantRole(c.role))
+        throw new DomainError('invalid_role', `role must be one of ${GRANT_ROLES.join(', ')}, got ${JSON.stringify(c.role)}`);
+      if (project.grants[c.userId] === c.role) return [];
+      return [{ type: 'ProjectGrantSet', data: { projectId: project.projectId, userId: c.userId, role: c.role } }];
+    }
+    case 'RevokeProjectGrant': {
+      const project = activeProject(state, c.projectId);
+      if (project.grants[c.userId] === undefined)
+        throw new DomainError('grant_not_found', `User ${c.userId} holds no grant on this project`, 'not_found');
+      return [{ type: 'ProjectGrantRevoked', data: { projectId: project.projectId, userId: c.userId } }];
     }
     case 'DeleteProject': {
       const project = activeProject(state, c.projectId);
@@ -84,9 +103,20 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
   const e = loupeEvent(event);
   switch (e.type) {
     case 'ProjectCreated':
-      return { status: 'active', ...e.data };
+      return { status: 'active', ...e.data, restricted: false, grants: {} };
     case 'ProjectUpdated':
       return state.status === 'active' && state.projectId === e.data.projectId ? { ...state, ...e.data } : state;
+    case 'ProjectRestrictionSet':
+      return state.status === 'active' && state.projectId === e.data.projectId ? { ...state, restricted: e.data.restricted } : state;
+    case 'ProjectGrantSet':
+      return state.status === 'active' && state.projectId === e.data.projectId
+        ? { ...state, grants: { ...state.grants, [e.data.userId]: e.data.role } }
+        : state;
+    case 'ProjectGrantRevoked': {
+      if (state.status !== 'active' || state.projectId !== e.data.projectId) return state;
+      const { [e.data.userId]: _revoked, ...grants } = state.grants;
+      return { ...state, grants };
+    }
     case 'ProjectDeleted':
       return { status: 'deleted', projectId: e.data.projectId, name: e.data.name };
     default:

@@ -3,7 +3,10 @@ import { eventMetadata } from '../eventMetadata.ts';
 import type { EventStore, Position } from '../eventstore/types.ts';
 import { comparePosition } from '../eventstore/types.ts';
 import type { CommandContext } from '../handleCommand.ts';
+import { DomainError } from '../errors.ts';
 import { ensureProject } from '../projects/ensureProject.ts';
+import { loadProject } from '../projects/loadProject.ts';
+import type { ProjectState } from '../projects/projectState.ts';
 import type { SpansIngested } from './events.ts';
 import type { SpanBatch } from './spanRecord.ts';
 import { MAX_SPANS_PER_EVENT, splitBatch } from './splitBatch.ts';
@@ -13,6 +16,11 @@ import { ingestStream } from './tracingStream.ts';
 export type IngestSpansOptions = {
   /** Spans per event at most (default MAX_SPANS_PER_EVENT; tests pass small numbers). */
   readonly maxSpansPerEvent?: number;
+  /**
+   * Whether the sender may store spans into this project (absent: it would be created). Asked for
+   * every project of the request before anything is appended: one refusal stores nothing.
+   */
+  readonly mayStoreInto?: (project: ProjectState) => boolean;
 };
 
 /**
@@ -37,9 +45,22 @@ export const ingestSpans = async (
   let appended = 0;
   // One time for the whole request, as for the events of one command.
   const metadata = eventMetadata(context, 'IngestSpans', context.now?.());
+  const known = new Map<string, ProjectState>();
+  if (options.mayStoreInto !== undefined) {
+    for (const batch of batches) {
+      const name = storableText(batch.projectName);
+      if (batch.spans.length === 0 || known.has(name)) continue;
+      const state = await loadProject(store, name);
+      // Never names the project: one the sender may not see must not be confirmed to exist.
+      if (!options.mayStoreInto(state))
+        throw new DomainError('ingest_forbidden', 'You may not store spans into a project this request names.', 'forbidden');
+      known.set(name, state);
+    }
+  }
   for (const batch of batches) {
     if (batch.spans.length === 0) continue;
-    const { projectId } = await ensureProject(store, storableText(batch.projectName), context);
+    const name = storableText(batch.projectName);
+    const { projectId } = await ensureProject(store, name, context, known.get(name));
     for (const part of splitBatch(batch, options.maxSpansPerEvent ?? MAX_SPANS_PER_EVENT)) {
       if (appended++ > 0) await nextTurn();
       const event: SpansIngested = { type: 'SpansIngested', data: { ...storableBatch(part), projectId } };

@@ -97,6 +97,27 @@ export const knownTargets = async (
   return new Set(await db.anyFirst(query));
 };
 
+/**
+ * The projects (row ids) the known targets among `ids` are in: what an annotation write acts on,
+ * for the project dimension of its permission. Targets not received yet are in none.
+ */
+export const targetProjectRowids = async (
+  db: CommonQueryMethods,
+  target: 'span' | 'trace' | 'session',
+  ids: readonly string[],
+): Promise<readonly number[]> => {
+  const list = texts([...new Set(ids)]);
+  const scope =
+    target === 'span'
+      ? sql.fragment`SELECT t.project_id FROM annotation_span_scope sp JOIN annotation_trace_scope t ON t.trace_id = sp.trace_id
+          WHERE sp.span_id = ANY(${list})`
+      : target === 'trace'
+        ? sql.fragment`SELECT project_id FROM annotation_trace_scope WHERE trace_id = ANY(${list})`
+        : sql.fragment`SELECT project_id FROM annotation_session_scope WHERE session_id = ANY(${list})`;
+  return db.anyFirst(sql.type(z.object({ id: z.bigint().transform(Number) }))`
+    SELECT DISTINCT p.id FROM projects p WHERE p.project_id IN (${scope})`);
+};
+
 /** Annotations by row id (the app edits and deletes by id). */
 export const annotationsByIds = (db: CommonQueryMethods, ids: readonly number[]): Promise<readonly AnnotationRow[]> =>
   db.any(

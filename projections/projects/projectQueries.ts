@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { visibleProjects } from './projectAccessQueries.ts';
 
 const projectRow = z.object({
   id: z.bigint().transform(Number),
@@ -8,11 +9,12 @@ const projectRow = z.object({
   description: z.string().nullable(),
   gradient_start_color: z.string(),
   gradient_end_color: z.string(),
+  restricted: z.boolean(),
 });
 
 export type ProjectRow = z.infer<typeof projectRow>;
 
-const columns = sql.fragment`id, project_id::text, name, description, gradient_start_color, gradient_end_color`;
+const columns = sql.fragment`id, project_id::text, name, description, gradient_start_color, gradient_end_color, restricted`;
 
 /**
  * The projects experiments fill rather than people: each experiment's own project (its
@@ -32,6 +34,8 @@ export const listProjects = (
     readonly nameContains: string | null;
     /** False leaves out the projects experiments fill (see notAnExperimentProject). */
     readonly includeExperimentProjects: boolean;
+    /** Restricted projects the caller has no grant on (ProjectAccess.hidden): never listed. */
+    readonly hidden?: readonly number[];
   },
 ): Promise<readonly ProjectRow[]> => {
   const where = [
@@ -39,6 +43,7 @@ export const listProjects = (
     ...(options.cursor !== null ? [sql.fragment`id <= ${options.cursor}`] : []),
     ...(options.nameContains ? [sql.fragment`strpos(lower(name), lower(${options.nameContains})) > 0`] : []),
     ...(options.includeExperimentProjects ? [] : [notAnExperimentProject]),
+    visibleProjects('id', options.hidden ?? []),
   ];
   return db.any(sql.type(projectRow)`
     SELECT ${columns} FROM projects WHERE ${sql.join(where, sql.fragment` AND `)} ORDER BY id DESC LIMIT ${options.limit + 1}`);

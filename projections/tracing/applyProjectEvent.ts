@@ -52,6 +52,21 @@ export const applyProjectEvent = async (
       await tx.query(sql.unsafe`UPDATE projects SET ${sql.join(set, sql.fragment`, `)} WHERE project_id = ${d.projectId}`);
       return;
     }
+    case 'ProjectRestrictionSet':
+      await tx.query(sql.unsafe`
+        UPDATE projects SET restricted = ${e.data.restricted === true}, updated_at = ${at} WHERE project_id = ${e.data.projectId}`);
+      return;
+    case 'ProjectGrantSet':
+      await tx.query(sql.unsafe`
+        INSERT INTO project_grants (project_id, user_id, role, granted_at)
+        SELECT id, ${String(e.data.userId)}, ${String(e.data.role)}, ${at} FROM projects WHERE project_id = ${e.data.projectId}
+        ON CONFLICT (project_id, user_id) DO UPDATE SET role = EXCLUDED.role, granted_at = EXCLUDED.granted_at`);
+      return;
+    case 'ProjectGrantRevoked':
+      await tx.query(sql.unsafe`
+        DELETE FROM project_grants WHERE user_id = ${String(e.data.userId)}
+          AND project_id = (SELECT id FROM projects WHERE project_id = ${e.data.projectId})`);
+      return;
     case 'ProjectDeleted': {
       const project = await tx.maybeOneFirst(
         sql.type(z.object({ id: z.bigint() }))`SELECT id FROM projects WHERE project_id = ${e.data.projectId}`,
@@ -69,6 +84,7 @@ export const applyProjectEvent = async (
       if (gone.length > 0) await tx.query(sql.unsafe`UPDATE traces SET session_id = NULL WHERE session_id = ANY(${ids(gone)})`);
       const goneSet = new Set(gone);
       await recomputeSessions(tx, touched.filter((s) => !goneSet.has(s)).map(Number));
+      await tx.query(sql.unsafe`DELETE FROM project_grants WHERE project_id = ${project}`);
       await tx.query(sql.unsafe`DELETE FROM projects WHERE id = ${project}`);
       return;
     }

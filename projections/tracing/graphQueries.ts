@@ -169,10 +169,12 @@ const projectRow = z.object({
   description: z.string().nullable(),
   gradient_start_color: z.string(),
   gradient_end_color: z.string(),
+  restricted: z.boolean(),
 });
 
 export const projectsByIds = (db: CommonQueryMethods, projectRowids: readonly number[]) =>
   projectRowids.length === 0
     ? Promise.resolve([])
     : db.any(sql.type(projectRow)`
-        SELECT id, project_id::text, name, description, gradient_start_color, gradient_end_color FROM projects WHERE id = ANY(${ids(projectRowids)})`);
+        SELECT id, project_id::text, name, description, gradient_start_color, gradient_end_color, restricted
+        FROM projects WHERE id = ANY(${ids(projectRowids)})`);

@@ -226,4 +226,22 @@ export const tracingMigrations: readonly Migration[] = [
     id: 'tracing/0009_span_search',
     sql: SPAN_SEARCH_MIGRATION,
   },
+  {
+    // Per-project access (issue 38): a restricted project is seen only by admins, system keys and
+    // its grantees. Every request reads these two (projections/projects/projectAccessQueries.ts):
+    // the partial index keeps "which projects are restricted" a scan of those few rows.
+    id: 'tracing/0010_project_access',
+    sql: `
+      ALTER TABLE projects ADD COLUMN restricted boolean NOT NULL DEFAULT false;
+      CREATE INDEX projects_restricted ON projects (id) WHERE restricted;
+      CREATE TABLE project_grants (
+        project_id bigint NOT NULL,
+        user_id text NOT NULL,
+        role text NOT NULL,
+        granted_at timestamptz NOT NULL,
+        PRIMARY KEY (project_id, user_id)
+      );
+      CREATE INDEX project_grants_user ON project_grants (user_id);
+    `,
+  },
 ];

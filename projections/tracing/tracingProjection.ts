@@ -19,7 +19,14 @@ const SPANS_PER_CHUNK = 4000;
 
 const SPANS: readonly SpansIngested['type'][] = ['SpansIngested'];
 const DELETIONS: readonly TelemetryDeletionEvent['type'][] = ['SpanDeleted', 'TraceDeleted', 'SessionDeleted', 'TracesExpired'];
-const PROJECT_EVENTS: readonly ProjectEvent['type'][] = ['ProjectCreated', 'ProjectUpdated', 'ProjectDeleted'];
+const PROJECT_EVENTS: readonly ProjectEvent['type'][] = [
+  'ProjectCreated',
+  'ProjectUpdated',
+  'ProjectDeleted',
+  'ProjectRestrictionSet',
+  'ProjectGrantSet',
+  'ProjectGrantRevoked',
+];
 const PRICE_EVENTS: readonly PriceEvent['type'][] = ['ModelPriceSet', 'ModelPriceDeleted'];
 
 /** A crafted event may hold anything under `data` (null, `spans` not a list): it counts as empty. */
@@ -66,6 +73,7 @@ export const tracingProjection: Projection = {
   tables: [
     'tracing_ids',
     'projects',
+    'project_grants',
     'sessions',
     'traces',
     'spans',

@@ -7,7 +7,12 @@ import { removeAnnotations } from '../../../domain/annotations/removeAnnotations
 import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
 import type { JsonObject } from '../../../domain/tracing/jsonValue.ts';
 import { annotationKey } from '../../../domain/annotations/annotationKey.ts';
-import { annotationIdsByKey, annotationsByIds, type AnnotationRow } from '../../../projections/annotations/annotationQueries.ts';
+import {
+  annotationIdsByKey,
+  annotationsByIds,
+  type AnnotationRow,
+  targetProjectRowids,
+} from '../../../projections/annotations/annotationQueries.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { settle } from '../../http/settle.ts';
 import { ANNOTATION_TYPE } from '../../rest/annotations/annotationJson.ts';
@@ -15,11 +20,35 @@ import { noteFromJson } from '../../rest/annotations/annotationJson.ts';
 import { annotationOf } from '../annotationMappers.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
-import { Requires } from '../requires.ts';
+import { Requires, requireProjectOf } from '../requires.ts';
 import { Annotation, AnnotationInput, AnnotationPatch, AnnotationTarget } from '../types/annotationTypes.ts';
 import { DeletionPayload } from '../deletionPayload.ts';
 
 const MAX = 1000;
+
+const SCOPE = { span: 'span', document: 'span', trace: 'trace', session: 'session' } as const;
+
+/**
+ * The project dimension of `annotate` for every project the targets are in (as REST's
+ * requireTargetProjects): a target in a hidden project is not found, a role there without
+ * `annotate` is refused; targets not received yet answer to the global table.
+ */
+const requireTargetProjects = async (
+  ctx: GraphqlContext,
+  targets: readonly { readonly target: AnnotationRecord['target']; readonly targetId: string }[],
+): Promise<void> => {
+  const notFound = () => gqlError('target_not_found', 'An annotation target does not exist', 404);
+  let any = false;
+  for (const scope of ['span', 'trace', 'session'] as const) {
+    const ids = targets.filter((t) => SCOPE[t.target] === scope).map((t) => t.targetId);
+    if (ids.length === 0) continue;
+    for (const rowid of await targetProjectRowids(ctx.deps.pool, scope, ids)) {
+      any = true;
+      requireProjectOf(ctx, rowid, 'annotate', notFound);
+    }
+  }
+  if (!any) requireProjectOf(ctx, null, 'annotate', notFound);
+};
 
 /** Records through the same command as REST (source APP); the rows as the read model then shows them. */
 const record = async (
@@ -29,6 +58,7 @@ const record = async (
   argument: string,
 ): Promise<Annotation[]> => {
   if (annotations.length > MAX) throw gqlError('invalid_input', `Argument "${argument}": at most ${MAX} at once`);
+  await requireTargetProjects(ctx, annotations);
   let position: Awaited<ReturnType<typeof recordAnnotations>>;
   try {
     position = await recordAnnotations(ctx.deps.store, { type: 'RecordAnnotations', source: 'APP', annotations, asNotes }, ctx.command);
@@ -73,7 +103,7 @@ export class AnnotationMutations {
   @Mutation(() => [Annotation], {
     description: 'Records annotations (one event); the same (target, name, identifier) replaces the earlier one',
   })
-  @Requires('write')
+  @Requires('annotate')
   async createAnnotations(
     @Ctx() ctx: GraphqlContext,
     @Arg('input', () => [AnnotationInput]) input: AnnotationInput[],
@@ -96,7 +126,7 @@ export class AnnotationMutations {
   }
 
   @Mutation(() => Annotation, { description: 'Adds a note (every call adds one)' })
-  @Requires('write')
+  @Requires('annotate')
   async createNote(
     @Ctx() ctx: GraphqlContext,
     @Arg('target', () => AnnotationTarget) target: AnnotationTarget,
@@ -111,7 +141,7 @@ export class AnnotationMutations {
   }
 
   @Mutation(() => [Annotation], { description: 'Changes one’s own annotations (only the fields given)' })
-  @Requires('write')
+  @Requires('annotate')
   async patchAnnotations(
     @Ctx() ctx: GraphqlContext,
     @Arg('patches', () => [AnnotationPatch]) patches: AnnotationPatch[],
@@ -147,9 +177,13 @@ export class AnnotationMutations {
   }
 
   @Mutation(() => DeletionPayload, { description: 'Deletes annotations by id: one’s own, or any for an admin' })
-  @Requires('write')
+  @Requires('annotate')
   async deleteAnnotations(@Ctx() ctx: GraphqlContext, @Arg('ids', () => [ID]) ids: string[]): Promise<DeletionPayload> {
     const rows = await loadAll(ctx, ids, 'ids');
+    await requireTargetProjects(
+      ctx,
+      rows.map((r) => ({ target: r.target, targetId: r.target_id })),
+    );
     const admin = isAdmin(ctx.principal);
     rows.forEach((row, i) => {
       if (!admin && !mine(ctx, row))

@@ -1,15 +1,22 @@
 import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
 import { isEventOf } from '../../../domain/loupeEvent.ts';
-import { createProject, deleteProject, updateProject } from '../../../domain/projects/projectCommands.ts';
+import {
+  createProject,
+  deleteProject,
+  revokeProjectGrant,
+  setProjectGrant,
+  updateProject,
+} from '../../../domain/projects/projectCommands.ts';
+import { findUser } from '../../../projections/identity/userQueries.ts';
 import { findProjectById, findProjectByProjectId, type ProjectRow } from '../../../projections/projects/projectQueries.ts';
-import { rowidOf } from '../../http/globalId.ts';
+import { fromGlobalId, rowidOf } from '../../http/globalId.ts';
 import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
 import { projectOf } from '../tracingMappers.ts';
 import { DeletionPayload } from '../deletionPayload.ts';
-import { CreateProjectInput, PatchProjectInput, ProjectMutationPayload } from '../types/projectTypes.ts';
+import { CreateProjectInput, PatchProjectInput, ProjectMutationPayload, SetProjectGrantInput } from '../types/projectTypes.ts';
 import { noNul } from './inputText.ts';
 
 const projectById = async (ctx: GraphqlContext, id: string, argument: string): Promise<ProjectRow> => {
@@ -66,9 +73,44 @@ export class ProjectMutations {
         description: input.description == null ? undefined : noNul(input.description, 'input.description'),
         gradientStartColor: input.gradientStartColor ?? undefined,
         gradientEndColor: input.gradientEndColor ?? undefined,
+        restricted: input.restricted ?? undefined,
       },
       ctx.command,
     );
+    await settle(ctx.deps.runner, result.position);
+    return after(ctx, project.project_id);
+  }
+
+  @Mutation(() => ProjectMutationPayload, { description: 'Grants a user a role on a project (their role there once it is restricted)' })
+  @Requires('projects.manage')
+  async setProjectGrant(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('input', () => SetProjectGrantInput) input: SetProjectGrantInput,
+  ): Promise<ProjectMutationPayload> {
+    const project = await projectById(ctx, input.projectId, 'input.projectId');
+    const userId = fromGlobalId('User', input.userId) ?? input.userId;
+    if ((await findUser(ctx.deps.pool, userId)) === null)
+      throw gqlError('user_not_found', `Argument "input.userId": no user with id ${JSON.stringify(input.userId)}`, 404);
+    const result = await setProjectGrant(
+      ctx.deps.store,
+      project.name,
+      { projectId: project.project_id, userId, role: input.role },
+      ctx.command,
+    );
+    await settle(ctx.deps.runner, result.position);
+    return after(ctx, project.project_id);
+  }
+
+  @Mutation(() => ProjectMutationPayload, { description: "Revokes a user's grant on a project" })
+  @Requires('projects.manage')
+  async revokeProjectGrant(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('projectId', () => ID) projectId: string,
+    @Arg('userId', () => ID) userIdArg: string,
+  ): Promise<ProjectMutationPayload> {
+    const project = await projectById(ctx, projectId, 'projectId');
+    const userId = fromGlobalId('User', userIdArg) ?? userIdArg;
+    const result = await revokeProjectGrant(ctx.deps.store, project.name, { projectId: project.project_id, userId }, ctx.command);
     await settle(ctx.deps.runner, result.position);
     return after(ctx, project.project_id);
   }

@@ -33,6 +33,7 @@ export class TracingQueryResolver {
     const from = parseAfter(after, 'Project');
     if (from.kind === 'end') return emptyConnection();
     const rows = await listProjects(ctx.deps.pool, {
+      hidden: ctx.access.hidden,
       cursor: from.kind === 'from' ? from.rowid : null,
       limit,
       nameContains: nameContains ?? null,
@@ -45,7 +46,7 @@ export class TracingQueryResolver {
   @Requires('read')
   async getProjectByName(@Ctx() ctx: GraphqlContext, @Arg('name', () => String) name: string): Promise<Project | null> {
     const row = await findProjectByName(ctx.deps.pool, name);
-    return row === null ? null : projectOf(row);
+    return row === null || ctx.access.hidden.includes(row.id) ? null : projectOf(row);
   }
 
   @Query(() => Trace, { nullable: true })

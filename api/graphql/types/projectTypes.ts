@@ -31,6 +31,21 @@ export class PatchProjectInput {
 
   @Field(() => String, { nullable: true })
   gradientEndColor?: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Restrict the project to admins, system keys and its grantees (admins only)' })
+  restricted?: boolean | null;
+}
+
+@InputType()
+export class SetProjectGrantInput {
+  @Field(() => ID)
+  projectId!: string;
+
+  @Field(() => ID, { description: 'A User global id' })
+  userId!: string;
+
+  @Field(() => String, { description: 'VIEWER, ANNOTATOR or MEMBER' })
+  role!: string;
 }
 
 @ObjectType()

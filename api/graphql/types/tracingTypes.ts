@@ -180,6 +180,9 @@ export class Project extends Node {
 
   @Field(() => String)
   gradientEndColor!: string;
+
+  @Field(() => Boolean, { description: 'Only admins, system keys and the users granted a role on it see a restricted project' })
+  restricted!: boolean;
 }
 
 @ObjectType()

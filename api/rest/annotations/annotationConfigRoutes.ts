@@ -105,8 +105,8 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/annotation_configs',
       query: pageQuery,
-      handler: async ({ ctx, query: q }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+      handler: async ({ requireProject, ctx, query: q }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
         ctx.body = configPage(
           await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, projectId: project.project_id }),
           q.limit,
@@ -118,8 +118,8 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/projects/:project_identifier/annotation_configs',
       body: setBody,
-      handler: async ({ ctx, body, command }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+      handler: async ({ requireProject, ctx, body, command }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
         const configIds: number[] = [];
         for (const [i, raw] of body.annotation_config_ids.entries()) {
           const rowid = configRowidOf(raw);
@@ -140,8 +140,8 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'PUT',
       path: '/v1/projects/:project_identifier/annotation_configs/:config_identifier',
-      handler: async ({ ctx, command }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+      handler: async ({ requireProject, ctx, command }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
         const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
         await command(() => change(ctx, deps, { type: 'AssignAnnotationConfig', projectId: project.project_id, configId: config.id }));
         ctx.body = { data: annotationConfigJson(config) };
@@ -151,8 +151,8 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/annotation_configs/:config_identifier',
-      handler: async ({ ctx, command }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+      handler: async ({ requireProject, ctx, command }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
         const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
         await command(() => change(ctx, deps, { type: 'UnassignAnnotationConfig', projectId: project.project_id, configId: config.id }));
         ctx.status = 204;

@@ -7,14 +7,19 @@ import { deleteAnnotations } from '../../../domain/annotations/deleteAnnotations
 import { recordAnnotations } from '../../../domain/annotations/recordAnnotations.ts';
 import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
 import { annotationKey } from '../../../domain/annotations/annotationKey.ts';
-import { annotationIdsByKey, knownTargets, listAnnotations } from '../../../projections/annotations/annotationQueries.ts';
+import {
+  annotationIdsByKey,
+  knownTargets,
+  listAnnotations,
+  targetProjectRowids,
+} from '../../../projections/annotations/annotationQueries.ts';
 import { documentCounts } from '../../../projections/annotations/documentCountQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { describeIssues } from '../../http/parseBody.ts';
-import { routeKit, type Route } from '../../http/restRoute.ts';
+import { type RequireProject, routeKit, type Route } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { boolParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
@@ -64,6 +69,19 @@ const requireTargets = async (deps: AppDeps, target: AnnotationTarget, ids: read
     throw new HttpError(404, `${SCOPE[target]}_not_found`, `${NOUN[target]} with IDs ${missing.slice(0, 20).join(', ')} do not exist.`);
 };
 
+/**
+ * The project dimension of `annotate` for every project the targets are in: a target in a project
+ * hidden from the caller answers as a missing one (404 naming only the ids sent), one whose grant
+ * does not hold `annotate` 403. Targets not received yet are checked against the global table.
+ */
+const requireTargetProjects = async (deps: AppDeps, target: AnnotationTarget, ids: readonly string[], requireProject: RequireProject) => {
+  const notFound = () =>
+    new HttpError(404, `${SCOPE[target]}_not_found`, `${NOUN[target]} with IDs ${[...new Set(ids)].slice(0, 20).join(', ')} do not exist.`);
+  const projects = await targetProjectRowids(deps.pool, SCOPE[target], ids);
+  for (const rowid of projects) await requireProject(rowid, notFound);
+  if (projects.length === 0) await requireProject(null, notFound);
+};
+
 /** With `sync=true`, as the reference: a document position must be below the span's number of documents. */
 const requireDocuments = async (deps: AppDeps, annotations: readonly AnnotationRecord[]) => {
   const counts = await documentCounts(
@@ -97,9 +115,15 @@ const annotate = (route: Route, deps: AppDeps, target: AnnotationTarget) =>
     path: `/v1/${target}_annotations`,
     query: syncQuery,
     body: z.object({ data: z.array(annotationItem[target]) }),
-    handler: async ({ ctx, query: { sync }, body, settle }) => {
+    handler: async ({ ctx, query: { sync }, body, settle, requireProject }) => {
       const annotations = body.data.map((item) => annotationFromJson(target, item as Record<string, unknown>));
       checkAnnotations(annotations, false, (i) => `body.data.${i}`);
+      await requireTargetProjects(
+        deps,
+        target,
+        annotations.map((a) => a.targetId),
+        requireProject,
+      );
       if (sync)
         await requireTargets(
           deps,
@@ -123,9 +147,10 @@ const note = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session')
     method: 'POST',
     path: `/v1/${target}_notes`,
     body: noteBody[target],
-    handler: async ({ ctx, body, command }) => {
+    handler: async ({ ctx, body, command, requireProject }) => {
       const annotation = noteFromJson(target, body.data as Record<string, string | undefined>);
       checkAnnotations([annotation], true, () => 'body.data');
+      await requireTargetProjects(deps, target, [annotation.targetId], requireProject);
       await requireTargets(deps, target, [annotation.targetId]);
       await command(() => recordOrRefuse(ctx, deps, [annotation], true, () => 'body.data'));
       return { data: (await idsOf(deps, target, [annotation]))[0] };
@@ -149,8 +174,8 @@ const list = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session')
     method: 'GET',
     path: `/v1/projects/:project_identifier/${target}_annotations`,
     query: listQuery,
-    handler: async ({ ctx, params, query: q }) => {
-      const project = await resolveProject(deps.pool, params.project_identifier!);
+    handler: async ({ requireProject, ctx, params, query: q }) => {
+      const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
       const parsedIds = targetIdsParam.safeParse(ctx.query[idParam]);
       if (!parsedIds.success) throw new HttpError(422, 'invalid_query', describeIssues(`query.${idParam}`, parsedIds.error));
       const ids = parsedIds.data;
@@ -195,8 +220,8 @@ const bulkDelete = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'ses
     method: 'DELETE',
     path: `/v1/projects/:project_identifier/${target}_annotations`,
     query: deleteQuery,
-    handler: async ({ ctx, params, query: q, command }) => {
-      const project = await resolveProject(deps.pool, params.project_identifier!);
+    handler: async ({ requireProject, ctx, params, query: q, command }) => {
+      const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
       if (!q.delete_all && (q.start_time === undefined || q.end_time === undefined))
         throw new HttpError(422, 'invalid_query', 'query.start_time: both start_time and end_time are required unless delete_all=true');
       if (q.start_time !== undefined && q.end_time !== undefined && !(Date.parse(q.start_time) < Date.parse(q.end_time)))

@@ -12,4 +12,6 @@ export const projectJson = (p: ProjectRow) => ({
   description: p.description,
   gradient_start_color: p.gradient_start_color,
   gradient_end_color: p.gradient_end_color,
+  /** Loupe: only admins, system keys and the project's grantees see a restricted project. */
+  restricted: p.restricted,
 });

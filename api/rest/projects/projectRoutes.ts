@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { isEventOf } from '../../../domain/loupeEvent.ts';
-import { createProject, deleteProject, updateProject } from '../../../domain/projects/projectCommands.ts';
+import {
+  createProject,
+  deleteProject,
+  revokeProjectGrant,
+  setProjectGrant,
+  updateProject,
+} from '../../../domain/projects/projectCommands.ts';
+import { listProjectGrants, type ProjectGrantRow } from '../../../projections/projects/projectAccessQueries.ts';
+import { findUser, findUsers, type UserRow } from '../../../projections/identity/userQueries.ts';
+import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
 import { findProjectByProjectId, listProjects } from '../../../projections/projects/projectQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
@@ -37,11 +46,33 @@ const createBody = z.object({
   gradient_start_color: color,
   gradient_end_color: color,
 });
-/** Phoenix updates only the description (null = leave it); Loupe also takes the gradient colours. */
+/**
+ * Phoenix updates only the description (null = leave it); Loupe also takes the gradient colours
+ * and `restricted` (issue 38: only admins, system keys and the project's grantees see it).
+ */
 const updateBody = z.object({
   description: text.nullable().optional(),
   gradient_start_color: color,
   gradient_end_color: color,
+  restricted: z.boolean().optional(),
+});
+
+const grantBody = z.object({ role: z.string().max(64) });
+
+/** `{user_id}`: a User GlobalID (as the users routes take it) or the user's id; unknown → 404. */
+const grantee = async (deps: AppDeps, raw: string) => {
+  const userId = fromGlobalId('User', raw) ?? raw;
+  const user = await findUser(deps.pool, userId);
+  if (user === null) throw new HttpError(404, 'user_not_found', `User ${raw} not found`);
+  return user;
+};
+
+const grantJson = (g: ProjectGrantRow, users: ReadonlyMap<string, UserRow>) => ({
+  user_id: toGlobalId('User', g.user_id),
+  username: users.get(g.user_id)?.username ?? null,
+  email: users.get(g.user_id)?.email ?? null,
+  role: g.role,
+  granted_at: g.granted_at,
 });
 
 export const projectRoutes = (deps: AppDeps): RouteDef[] => {
@@ -51,8 +82,9 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects',
       query: listQuery,
-      handler: async ({ query }) => {
+      handler: async ({ query, access }) => {
         const rows = await listProjects(deps.pool, {
+          hidden: (await access()).hidden,
           cursor: cursorOf(query.cursor),
           limit: query.limit,
           nameContains: query.name_contains ?? null,
@@ -87,15 +119,17 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier',
-      handler: async ({ params }) => ({ data: projectJson(await resolveProject(deps.pool, params.project_identifier!)) }),
+      handler: async ({ requireProject, params }) => ({
+        data: projectJson(await resolveProject(deps.pool, params.project_identifier!, requireProject)),
+      }),
     }),
 
     route({
       method: 'PUT',
       path: '/v1/projects/:project_identifier',
       body: updateBody,
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, body, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         await command(() =>
           updateProject(
             deps.store,
@@ -105,6 +139,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
               description: body.description ?? undefined,
               gradientStartColor: body.gradient_start_color,
               gradientEndColor: body.gradient_end_color,
+              restricted: body.restricted,
             },
             commandContextOf(ctx),
           ),
@@ -114,10 +149,55 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
     }),
 
     route({
+      method: 'GET',
+      path: '/v1/projects/:project_identifier/grants',
+      handler: async ({ params, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
+        const grants = await listProjectGrants(deps.pool, project.id);
+        const users = await findUsers(
+          deps.pool,
+          grants.map((g) => g.user_id),
+        );
+        return { data: grants.map((g) => grantJson(g, users)) };
+      },
+    }),
+
+    route({
+      method: 'PUT',
+      path: '/v1/projects/:project_identifier/grants/:user_id',
+      body: grantBody,
+      handler: async ({ ctx, params, body, command, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
+        const user = await grantee(deps, params.user_id!);
+        await command(() =>
+          setProjectGrant(
+            deps.store,
+            project.name,
+            { projectId: project.project_id, userId: user.userId, role: body.role },
+            commandContextOf(ctx),
+          ),
+        );
+        const grant = (await listProjectGrants(deps.pool, project.id)).find((g) => g.user_id === user.userId);
+        return { data: grant === undefined ? null : grantJson(grant, new Map([[user.userId, user]])) };
+      },
+    }),
+
+    route({
+      method: 'DELETE',
+      path: '/v1/projects/:project_identifier/grants/:user_id',
+      handler: async ({ ctx, params, command, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
+        const userId = fromGlobalId('User', params.user_id!) ?? params.user_id!;
+        await command(() => revokeProjectGrant(deps.store, project.name, { projectId: project.project_id, userId }, commandContextOf(ctx)));
+        ctx.status = 204;
+      },
+    }),
+
+    route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier',
-      handler: async ({ ctx, params, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         await command(() =>
           deleteProject(
             deps.store,

@@ -138,15 +138,17 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/trace_retention_policy',
-      handler: async ({ params }) => ({ data: await projectPolicyJson(deps, await resolveProject(deps.pool, params.project_identifier!)) }),
+      handler: async ({ requireProject, params }) => ({
+        data: await projectPolicyJson(deps, await resolveProject(deps.pool, params.project_identifier!, requireProject)),
+      }),
     }),
 
     route({
       method: 'PUT',
       path: '/v1/projects/:project_identifier/trace_retention_policy',
       body: assignPolicyBody,
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, body, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         let policyId: number | null = null;
         if (body.policy_id !== null) {
           policyId = policyRowidOf(body.policy_id);

@@ -14,7 +14,7 @@ import {
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { routeKit } from '../../http/restRoute.ts';
+import { type RequireProject, routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { enumParam, limitParam, single } from '../../http/queryParams.ts';
@@ -65,10 +65,13 @@ const lookup = (deps: AppDeps, identifier: string) => {
   return findSession(deps.pool, rowid !== null ? { id: rowid } : { sessionId: identifier });
 };
 
-const sessionParam = async (deps: AppDeps, ctx: Koa.Context): Promise<SessionRow> => {
+/** The session named in the path; one in a project hidden from the caller is not found either. */
+const sessionParam = async (deps: AppDeps, ctx: Koa.Context, requireProject: RequireProject): Promise<SessionRow> => {
   const raw = String(ctx.params.session_identifier);
   const session = await lookup(deps, raw);
-  if (session === null) throw new HttpError(404, 'session_not_found', `Session not found: ${raw}`);
+  const notFound = () => new HttpError(404, 'session_not_found', `Session not found: ${raw}`);
+  if (session === null) throw notFound();
+  await requireProject(session.project_rowid, notFound);
   return session;
 };
 
@@ -91,8 +94,8 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/sessions',
       query: listQuery,
-      handler: async ({ ctx, query: q }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+      handler: async ({ requireProject, ctx, query: q }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
         const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
         const traces = await tracesOfSessions(
           deps.pool,
@@ -107,8 +110,8 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/sessions/:session_identifier',
-      handler: async ({ ctx }) => {
-        const session = await sessionParam(deps, ctx);
+      handler: async ({ ctx, requireProject }) => {
+        const session = await sessionParam(deps, ctx, requireProject);
         ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
       },
     }),
@@ -116,8 +119,8 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/sessions/:session_identifier/turns',
-      handler: async ({ ctx }) => {
-        const session = await sessionParam(deps, ctx);
+      handler: async ({ ctx, requireProject }) => {
+        const session = await sessionParam(deps, ctx, requireProject);
         ctx.body = { data: (await sessionTurns(deps.pool, session.id)).map(turnJson) };
       },
     }),
@@ -125,8 +128,8 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/sessions/:session_identifier',
-      handler: async ({ ctx, settle }) => {
-        const session = await sessionParam(deps, ctx);
+      handler: async ({ ctx, settle, requireProject }) => {
+        const session = await sessionParam(deps, ctx, requireProject);
         await settle(await deleteSessions(deps, ctx, [session]));
         ctx.status = 204;
       },
@@ -136,7 +139,7 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/sessions/delete',
       body: deleteBody,
-      handler: async ({ ctx, body: { session_identifiers: identifiers }, settle }) => {
+      handler: async ({ ctx, body: { session_identifiers: identifiers }, settle, access, requireProject }) => {
         const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
         if (globalIds !== 0 && globalIds !== identifiers.length) {
           throw new HttpError(
@@ -145,8 +148,11 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
             'body.session_identifiers: use either all GlobalIDs or all session ids, not both',
           );
         }
-        // Unknown sessions are skipped, as in Phoenix.
-        const sessions = (await Promise.all(identifiers.map((s) => lookup(deps, s)))).filter((s): s is SessionRow => s !== null);
+        // Unknown sessions are skipped, as in Phoenix; so are those of projects hidden from the caller.
+        const found = (await Promise.all(identifiers.map((s) => lookup(deps, s)))).filter((s): s is SessionRow => s !== null);
+        const hidden = new Set((await access()).hidden);
+        const sessions = found.filter((s) => !hidden.has(s.project_rowid));
+        for (const s of sessions) await requireProject(s.project_rowid, () => new HttpError(404, 'session_not_found', 'Session not found'));
         await settle(await deleteSessions(deps, ctx, sessions));
         ctx.status = 204;
       },

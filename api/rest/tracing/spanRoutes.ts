@@ -1,3 +1,4 @@
+import { mayIngestInto } from '../../../domain/access/projectStanding.ts';
 import type Koa from 'koa';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
@@ -10,7 +11,7 @@ import { existingSpanIds, findSpan, listSpans } from '../../../projections/traci
 import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
 import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
+import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { routeKit, type RestRequest } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -68,10 +69,15 @@ const isJson = (contentType: string): boolean => {
  * size; large bodies parsed off the main thread), and the spans are stored by the same
  * `ingestSpans`, in events of bounded size.
  */
-const createSpans = async (deps: AppDeps, ctx: Koa.Context, settle: RestRequest<unknown, unknown>['settle']) => {
+const createSpans = async (
+  deps: AppDeps,
+  ctx: Koa.Context,
+  { settle, requireProject }: Pick<RestRequest<unknown, unknown>, 'settle' | 'requireProject'>,
+) => {
   const identifier = String(ctx.params.project_identifier);
   // A GlobalID must name an existing project; a name is created on first use.
-  const projectName = rowidOf('Project', identifier) !== null ? (await resolveProject(deps.pool, identifier)).name : identifier;
+  const projectName =
+    rowidOf('Project', identifier) !== null ? (await resolveProject(deps.pool, identifier, requireProject)).name : identifier;
   if (!isJson(ctx.get('content-type')))
     throw new HttpError(422, 'invalid_body', `body: expected JSON (Content-Type: application/json), got ${ctx.get('content-type')}`);
   const { budget, decoder, pace } = deps.spanIngest;
@@ -121,7 +127,9 @@ const createSpans = async (deps: AppDeps, ctx: Koa.Context, settle: RestRequest<
       return;
     }
     if (records.length > 0) {
-      const position = await ingestSpans(deps.store, decoded.batches, commandContextOf(ctx));
+      const position = await ingestSpans(deps.store, decoded.batches, commandContextOf(ctx), {
+        mayStoreInto: mayIngestInto(principalOf(ctx)),
+      });
       // Phoenix only queues the spans (202); waiting lets the caller read them right away, but the
       // spans are stored either way, so a slow read model must not turn into an error and a retry.
       await settle(position, { whenSlow: 'answer' });
@@ -138,8 +146,8 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/spans',
       query: spanFilterQuery,
-      handler: async ({ params, query }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, params, query }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return page(await spansOf(deps, project, query, true), query.limit, byRowid('Span'), spanJson);
       },
     }),
@@ -148,8 +156,8 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/spans/otlpv1',
       query: spanFilterQuery,
-      handler: async ({ ctx, params, query }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, query }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         ctx.type = 'application/json';
         return jsonWithBigInts(page(await spansOf(deps, project, query, false), query.limit, byRowid('Span'), otlpSpanJson));
       },
@@ -159,17 +167,19 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/spans',
       body: 'raw',
-      handler: ({ ctx, settle }) => createSpans(deps, ctx, settle),
+      handler: ({ ctx, settle, requireProject }) => createSpans(deps, ctx, { settle, requireProject }),
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/spans/:span_identifier',
-      handler: async ({ ctx, params, command }) => {
+      handler: async ({ ctx, params, command, requireProject }) => {
         const raw = params.span_identifier!;
         const rowid = rowidOf('Span', raw);
         const span = await findSpan(deps.pool, rowid !== null ? { id: rowid } : { spanId: raw.toLowerCase() });
-        if (span === null) throw new HttpError(404, 'span_not_found', `Span not found: ${raw}`);
+        const notFound = () => new HttpError(404, 'span_not_found', `Span not found: ${raw}`);
+        if (span === null) throw notFound();
+        await requireProject(span.project_rowid, notFound);
         await command(() =>
           deleteTelemetry(
             deps.store,

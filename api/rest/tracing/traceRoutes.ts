@@ -64,8 +64,8 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/traces',
       query: listQuery,
-      handler: async ({ ctx, query: q }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier));
+      handler: async ({ requireProject, ctx, query: q }) => {
+        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
         let sessionIds: readonly number[] | undefined;
         if (q.session_identifier !== undefined) {
           const rowids = q.session_identifier.map((s) => rowidOf('ProjectSession', s));
@@ -107,11 +107,13 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/traces/:trace_identifier',
-      handler: async ({ ctx, settle }) => {
+      handler: async ({ ctx, settle, requireProject }) => {
         const raw = String(ctx.params.trace_identifier);
         const rowid = rowidOf('Trace', raw);
         const trace = await findTrace(deps.pool, rowid !== null ? { id: rowid } : { traceId: raw.toLowerCase() });
-        if (trace === null) throw new HttpError(404, 'trace_not_found', `Trace not found: ${raw}`);
+        const notFound = () => new HttpError(404, 'trace_not_found', `Trace not found: ${raw}`);
+        if (trace === null) throw notFound();
+        await requireProject(trace.project_rowid, notFound);
         const position = await deleteTelemetry(
           deps.store,
           trace.project_name,

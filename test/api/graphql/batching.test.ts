@@ -1,3 +1,4 @@
+import { loadProjectAccess } from '../../../api/http/projectAccess.ts';
 import { graphql } from 'graphql';
 import type { DatabasePool } from 'slonik';
 import { suite } from 'uvu';
@@ -100,6 +101,7 @@ const run = async (server: TestServer, source: string, variables: Record<string,
     koa: {} as GraphqlContext['koa'],
     loaders: createLoaders(pool),
     command: { actor: 'test', requestId: null },
+    access: await loadProjectAccess(pool, { kind: 'anonymous' }),
   };
   const result = await graphql({ schema: graphqlSchema(), source, variableValues: variables, contextValue });
   assert.equal(result.errors, undefined, JSON.stringify(result.errors));

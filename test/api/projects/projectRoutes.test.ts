@@ -42,6 +42,7 @@ test('given a project, when PUT changes the description and a colour, then only 
             description: 'new',
             gradient_start_color: '#5bdbff',
             gradient_end_color: '#000000',
+            restricted: false,
           },
         ),
       events: [{ type: 'ProjectUpdated', data: { projectId: shop.projectId, description: 'new', gradientEndColor: '#000000' } }],

@@ -29,6 +29,8 @@ const EXPECTED: Record<Permission, readonly Who[]> = {
   read: WHO,
   write: ['anonymous', 'member', 'admin', 'memberKey', 'adminKey', 'systemKey', 'adminSecret'],
   ingest: ['anonymous', 'member', 'admin', 'memberKey', 'adminKey', 'systemKey', 'adminSecret'],
+  annotate: ['anonymous', 'member', 'admin', 'memberKey', 'adminKey', 'systemKey', 'adminSecret'],
+  'telemetry.delete': ['anonymous', 'member', 'admin', 'memberKey', 'adminKey', 'systemKey', 'adminSecret'],
   'users.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],
   'users.self': ['viewer', 'member', 'admin', 'viewerKey', 'memberKey', 'adminKey'],
   'projects.manage': ['anonymous', 'admin', 'adminKey', 'adminSecret'],

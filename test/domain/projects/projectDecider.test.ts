@@ -71,4 +71,41 @@ test('given a project, when deleted, then ProjectDeleted; the default project ca
   spec.given([created]).when({ type: 'DeleteProject', projectId: 'p1', defaultProjectName: 'shop' }).thenThrows('default_project');
 });
 
+test('given a project, when restricted, then ProjectRestrictionSet; opening it again is a second event; the same value is nothing', () => {
+  const restricted: ProjectEvent = { type: 'ProjectRestrictionSet', data: { projectId: 'p1', restricted: true } };
+  spec.given([created]).when({ type: 'UpdateProject', projectId: 'p1', restricted: true }).then([restricted]);
+  spec.given([created]).when({ type: 'UpdateProject', projectId: 'p1', restricted: false }).then([]);
+  spec
+    .given([created, restricted])
+    .when({ type: 'UpdateProject', projectId: 'p1', restricted: false, description: 'd' })
+    .then([
+      { type: 'ProjectUpdated', data: { projectId: 'p1', description: 'd' } },
+      { type: 'ProjectRestrictionSet', data: { projectId: 'p1', restricted: false } },
+    ]);
+});
+
+test('given a project, when a user is granted a role, then ProjectGrantSet; an unknown role is invalid_role; the same role again is nothing', () => {
+  const granted: ProjectEvent = { type: 'ProjectGrantSet', data: { projectId: 'p1', userId: 'u1', role: 'ANNOTATOR' } };
+  spec.given([created]).when({ type: 'SetProjectGrant', projectId: 'p1', userId: 'u1', role: 'ANNOTATOR' }).then([granted]);
+  spec.given([created, granted]).when({ type: 'SetProjectGrant', projectId: 'p1', userId: 'u1', role: 'ANNOTATOR' }).then([]);
+  spec
+    .given([created, granted])
+    .when({ type: 'SetProjectGrant', projectId: 'p1', userId: 'u1', role: 'MEMBER' })
+    .then([{ type: 'ProjectGrantSet', data: { projectId: 'p1', userId: 'u1', role: 'MEMBER' } }]);
+  for (const role of ['ADMIN', 'annotator', 'OWNER', ''])
+    spec.given([created]).when({ type: 'SetProjectGrant', projectId: 'p1', userId: 'u1', role }).thenThrows('invalid_role');
+  spec
+    .given([created, deleted])
+    .when({ type: 'SetProjectGrant', projectId: 'p1', userId: 'u1', role: 'VIEWER' })
+    .thenThrows('project_not_found');
+});
+
+test('given a grant, when revoked, then ProjectGrantRevoked; revoking what is not granted is grant_not_found', () => {
+  const granted: ProjectEvent = { type: 'ProjectGrantSet', data: { projectId: 'p1', userId: 'u1', role: 'VIEWER' } };
+  const revoked: ProjectEvent = { type: 'ProjectGrantRevoked', data: { projectId: 'p1', userId: 'u1' } };
+  spec.given([created, granted]).when({ type: 'RevokeProjectGrant', projectId: 'p1', userId: 'u1' }).then([revoked]);
+  spec.given([created, granted, revoked]).when({ type: 'RevokeProjectGrant', projectId: 'p1', userId: 'u1' }).thenThrows('grant_not_found');
+  spec.given([created]).when({ type: 'RevokeProjectGrant', projectId: 'p1', userId: 'u2' }).thenThrows('grant_not_found');
+});
+
 test.run();

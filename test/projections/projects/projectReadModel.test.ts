@@ -33,6 +33,7 @@ test('given a created project, then its row holds the name, description and colo
           description: null,
           gradient_start_color: '#5bdbff',
           gradient_end_color: '#1c76fc',
+          restricted: false,
         },
       );
     },
