@@ -14,6 +14,7 @@ import { findProjectByProjectId, listProjects } from '../../../projections/proje
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
+import { refusedAt } from '../../http/httpErrorOf.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
 import { boolParam, limitParam, single } from '../../http/queryParams.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
@@ -175,7 +176,9 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
             project.name,
             { projectId: project.project_id, userId: user.userId, role: body.role },
             commandContextOf(ctx),
-          ),
+          ).catch((error: unknown) => {
+            throw refusedAt('body.role: ', error);
+          }),
         );
         const grant = (await listProjectGrants(deps.pool, project.id)).find((g) => g.user_id === user.userId);
         return { data: grant === undefined ? null : grantJson(grant, new Map([[user.userId, user]])) };
