@@ -51,7 +51,11 @@ export const mountRoutes = (
         let decision = authorize(principal, route.permission);
         // A project-scoped permission the global role lacks: a grant holding it lets the request
         // on to the handler's project check (domain/access/permissions.ts, `scope`).
-        if (!decision.allowed && decision.status === 403 && widenedByGrant(principal, route.permission, (await ctx.state.projectAccess()).grants))
+        if (
+          !decision.allowed &&
+          decision.status === 403 &&
+          widenedByGrant(principal, route.permission, (await ctx.state.projectAccess()).grants)
+        )
           decision = { allowed: true };
         if (!decision.allowed) {
           if (decision.status === 401) {

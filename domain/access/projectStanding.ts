@@ -15,10 +15,7 @@ export const OPEN: ProjectStanding = { restricted: false };
  * project: restriction never applies to them. Everyone else sees a restricted project only with a grant.
  */
 export const seesEveryProject = (principal: Principal): boolean =>
-  principal.kind === 'anonymous' ||
-  principal.kind === 'adminSecret' ||
-  principal.role === 'ADMIN' ||
-  principal.role === 'SYSTEM';
+  principal.kind === 'anonymous' || principal.kind === 'adminSecret' || principal.role === 'ADMIN' || principal.role === 'SYSTEM';
 
 /**
  * The project dimension of THE table: may `principal` do what `permission` allows on a project it

@@ -45,10 +45,4 @@ export type ProjectGrantSet = DomainEvent<
 
 export type ProjectGrantRevoked = DomainEvent<'ProjectGrantRevoked', { readonly projectId: string; readonly userId: string }>;
 
-export type ProjectEvent =
-  | ProjectCreated
-  | ProjectUpdated
-  | ProjectDeleted
-  | ProjectRestrictionSet
-  | ProjectGrantSet
-  | ProjectGrantRevoked;
+export type ProjectEvent = ProjectCreated | ProjectUpdated | ProjectDeleted | ProjectRestrictionSet | ProjectGrantSet | ProjectGrantRevoked;

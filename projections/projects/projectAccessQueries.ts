@@ -8,7 +8,7 @@ const restrictedRow = z.object({
   role: z
     .string()
     .nullable()
-    .transform((r) => (GRANT_ROLES as readonly (string | null)[]).includes(r) ? (r as (typeof GRANT_ROLES)[number]) : null),
+    .transform((r) => ((GRANT_ROLES as readonly (string | null)[]).includes(r) ? (r as (typeof GRANT_ROLES)[number]) : null)),
 });
 
 export type RestrictedProjectRow = z.infer<typeof restrictedRow>;
@@ -36,6 +36,4 @@ export const listProjectGrants = (db: CommonQueryMethods, projectRowid: number):
 
 /** `AND <column> <> ALL(hidden)`, or nothing when nothing is hidden (the plan stays as it was). */
 export const visibleProjects = (column: string, hidden: readonly number[]) =>
-  hidden.length === 0
-    ? sql.fragment`true`
-    : sql.fragment`${sql.identifier(column.split('.'))} <> ALL(${sql.array([...hidden], 'int8')})`;
+  hidden.length === 0 ? sql.fragment`true` : sql.fragment`${sql.identifier(column.split('.'))} <> ALL(${sql.array([...hidden], 'int8')})`;

@@ -6,7 +6,7 @@ import type { SpanRecord } from '../../../domain/tracing/spanRecord.ts';
 import { contentEncodingOf } from '../../../ingest/decompress.ts';
 import { bodyTooLarge } from '../../../ingest/readBody.ts';
 import { withAdmittedBody } from '../../../ingest/withAdmittedBody.ts';
-import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
+import { findProjectByName, type ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { existingSpanIds, findSpan, listSpans } from '../../../projections/tracing/spanQueries.ts';
 import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
 import { filterConditions } from '../../../projections/filters/filterConditions.ts';
@@ -75,7 +75,12 @@ const createSpans = async (
   { settle, requireProject }: Pick<RestRequest<unknown, unknown>, 'settle' | 'requireProject'>,
 ) => {
   const identifier = String(ctx.params.project_identifier);
-  // A GlobalID must name an existing project; a name is created on first use.
+  // A GlobalID must name an existing project; a name is created on first use. An existing one is
+  // checked before the body is read (hidden: 404, a grant without `ingest`: 403); the stream's
+  // state is checked again when the spans are stored (`mayStoreInto`).
+  const existing = rowidOf('Project', identifier) !== null ? null : await findProjectByName(deps.pool, identifier);
+  if (existing !== null)
+    await requireProject(existing.id, () => new HttpError(404, 'project_not_found', 'No project you can see has this name'));
   const projectName =
     rowidOf('Project', identifier) !== null ? (await resolveProject(deps.pool, identifier, requireProject)).name : identifier;
   if (!isJson(ctx.get('content-type')))

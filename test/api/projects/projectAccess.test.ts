@@ -72,14 +72,22 @@ test.before(async (ctx) => {
   ] as const;
   ctx.ids = {} as Ctx['ids'];
   for (const [name, role] of users) {
-    ctx.ids[name] = await createUser(ctx.server, secretBearer, { email: `${name}@example.com`, username: name, role, password: `${name}-pw` });
+    ctx.ids[name] = await createUser(ctx.server, secretBearer, {
+      email: `${name}@example.com`,
+      username: name,
+      role,
+      password: `${name}-pw`,
+    });
     (ctx as unknown as Record<string, Credentials>)[name] = await login(ctx.server, `${name}@example.com`, `${name}-pw`);
   }
   ctx.outsiderKey = (await createKey(ctx.server, ctx.outsider, 'user')).key;
   ctx.globalViewerKey = (await createKey(ctx.server, ctx.globalViewer, 'user')).key;
 
   const secretTrace = newTraceId();
-  const secretSpan = spanRecord({ traceId: secretTrace, attributes: attrs({ 'session.id': 'payroll-session-1', 'input.value': 'salary' }) });
+  const secretSpan = spanRecord({
+    traceId: secretTrace,
+    attributes: attrs({ 'session.id': 'payroll-session-1', 'input.value': 'salary' }),
+  });
   await seed(ctx.server, SECRET, [secretSpan]);
   const openTrace = newTraceId();
   const openSpan = spanRecord({ traceId: openTrace, attributes: attrs({ 'input.value': 'hello' }) });
@@ -123,10 +131,11 @@ test('only an admin restricts and grants: a member gets 403, an unknown role 422
   assert.is((await grant(ctx, ids.globalViewer, 'MEMBER')).status, 200);
 
   const listed = await callAs(server, 'GET', `/v1/projects/${SECRET}/grants`, { as: admin });
-  assert.equal(
-    listed.body.data.map((g: { username: string; role: string }) => `${g.username}:${g.role}`).sort(),
-    ['annotatorGrant:ANNOTATOR', 'globalViewer:MEMBER', 'viewerGrant:VIEWER'],
-  );
+  assert.equal(listed.body.data.map((g: { username: string; role: string }) => `${g.username}:${g.role}`).sort(), [
+    'annotatorGrant:ANNOTATOR',
+    'globalViewer:MEMBER',
+    'viewerGrant:VIEWER',
+  ]);
   const audit = await callAs(server, 'GET', '/v1/audit/events?type=ProjectGrantSet', { as: admin });
   assert.is(audit.status, 200);
   assert.is(audit.body.data.length, 3, JSON.stringify(audit.body).slice(0, 300));

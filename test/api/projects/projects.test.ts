@@ -18,7 +18,14 @@ test('POST creates a project (Phoenix shape), GET finds it by GlobalID and by na
   const created = await callJson(server, 'POST', '/v1/projects', { name: 'alpha', description: 'first' });
   assert.is(created.status, 200);
   // Phoenix's shape plus the colours, so what was written can be read back.
-  assert.equal(Object.keys(created.body.data).sort(), ['description', 'gradient_end_color', 'gradient_start_color', 'id', 'name', 'restricted']);
+  assert.equal(Object.keys(created.body.data).sort(), [
+    'description',
+    'gradient_end_color',
+    'gradient_start_color',
+    'id',
+    'name',
+    'restricted',
+  ]);
   assert.is(created.body.data.name, 'alpha');
   assert.is(created.body.data.description, 'first');
   const id = created.body.data.id;
