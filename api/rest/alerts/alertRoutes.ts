@@ -66,8 +66,8 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/alerts',
-      handler: async ({ params }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, params }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return { data: (await listAlertRules(deps.pool, project.project_id)).map((r) => alertJson(r, project.id)), next_cursor: null };
       },
     }),
@@ -75,8 +75,8 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/alerts',
       body: 'json',
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, body, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const alertId = randomUUID();
         const rule = checked(() => sealDestinations(deps.identity.keyring, alertId, alertRuleFromJson(body, limits)));
         if ((await countAlertRules(deps.pool, project.project_id)) >= ALERTS_PER_PROJECT)
@@ -89,8 +89,8 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/alerts/:alert_id',
-      handler: async ({ params }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, params }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return { data: alertJson(await resolveAlert(deps, project, params.alert_id!), project.id) };
       },
     }),
@@ -98,8 +98,8 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/projects/:project_identifier/alerts/:alert_id',
       body: 'json',
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, body, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const stored = await resolveAlert(deps, project, params.alert_id!);
         const rule = checked(() =>
           sealDestinations(deps.identity.keyring, stored.alert_id, alertRuleFromJson(body, limits, stored.rule), stored.rule),
@@ -111,8 +111,8 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/alerts/:alert_id',
-      handler: async ({ ctx, params, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, ctx, params, command }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const stored = await resolveAlert(deps, project, params.alert_id!);
         await command(() => change(ctx, { type: 'DeleteAlertRule', alertId: stored.alert_id }));
         ctx.status = 204;
@@ -123,8 +123,8 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/alerts/:alert_id/history',
       query: historyQuery,
-      handler: async ({ params, query }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ requireProject, params, query }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const stored = await resolveAlert(deps, project, params.alert_id!);
         return {
           data: {
