@@ -16,7 +16,7 @@ import { openWebhookSecret } from '../../domain/alerts/sealDestinations.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { EncryptedValue, SecretKeyring } from '../../domain/secrets/crypto.ts';
-import type { Reactor } from '../reactors/reactor.ts';
+import type { BackgroundJob } from '../reactors/reactor.ts';
 
 /** The deliveries due at a tick, attempted together (one slow receiver does not hold the others back). */
 export type AttemptDeliveries = { readonly deliveries: readonly { readonly id: string; readonly attempts: number }[] };
@@ -50,6 +50,8 @@ const recordDeliveries = async (tx: DatabaseTransactionConnection, events: reado
       await tx.query(
         sql.unsafe`UPDATE alert_deliveries SET status = 'cancelled' WHERE alert_id = ${stored.data.alertId} AND status = 'pending'`,
       );
+      // The rule's last evaluation goes with it (the evaluator's row, which no read model holds).
+      await tx.query(sql.unsafe`DELETE FROM alert_evaluations WHERE alert_id = ${stored.data.alertId}`);
       continue;
     }
     if (!isEventOf(stored, ['AlertStateChanged'])) continue;
@@ -94,7 +96,7 @@ const recordDeliveries = async (tx: DatabaseTransactionConnection, events: reado
  * recording sends that delivery again after its pause, with the same delivery id for the receiver
  * to recognise. A rule deleted meanwhile sends nothing more.
  */
-export const alertDeliveryReactor = (deps: AlertDeliveryDeps): Reactor<AttemptDeliveries> => {
+export const alertDeliveryReactor = (deps: AlertDeliveryDeps): BackgroundJob<AttemptDeliveries> => {
   const now = deps.now ?? (() => new Date());
   const attempt = async ({ id, attempts }: { id: string; attempts: number }): Promise<void> => {
     const at = now();
@@ -129,6 +131,8 @@ export const alertDeliveryReactor = (deps: AlertDeliveryDeps): Reactor<AttemptDe
   };
   return {
     name: 'alert-delivery',
+    // It appends nothing (its rows and attempts are tables of its own): a background job, on a lane of its own.
+    kind: 'background-job',
     eventTypes: ['AlertStateChanged', 'AlertRuleDeleted'],
     afterReadModels: true,
     record: (tx, events) => recordDeliveries(tx, events, deps),
