@@ -8,7 +8,10 @@ import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
 
-/** Settings › Retention and a project's settings in a real browser: a policy made, changed, given to a project (which it trims at once), deleted. */
+/**
+ * Settings › Retention and a project's settings in a real browser: a policy made, changed, given to a
+ * project (which it trims at once), deleted; the same dialog restricts the project and grants a role.
+ */
 type Ctx = { server: UiServer; browser: Browser };
 const test = suite<Ctx>('trace retention pages', {} as Ctx);
 
@@ -34,6 +37,15 @@ test('an admin creates a policy, edits it, gives it to a project (its ten-day-ol
   const old = spanRecord({ traceId: newTraceId(), name: 'old-turn', ...startedAt(Date.now() - 10 * DAY) });
   const recent = spanRecord({ traceId: newTraceId(), name: 'recent-turn', ...startedAt(Date.now() - 60_000) });
   await seed(server, 'support-bot', [old, recent]);
+  const auditor = await fetch(server.href('/v1/users'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      user: { email: 'auditor@example.com', username: 'auditor', role: 'MEMBER', auth_method: 'LOCAL', password: 'auditor-pw' },
+      send_welcome_email: false,
+    }),
+  });
+  assert.is(auditor.status, 201, await auditor.text());
 
   const { page, problems } = await openPage(browser);
   await page.goto(server.href('/settings/retention'));
@@ -68,9 +80,24 @@ test('an admin creates a policy, edits it, gives it to a project (its ten-day-ol
   // Enabled once the policies and the project's current one are loaded.
   await page.locator('select[name="retention-policy"]:not([disabled])').waitFor();
   await select.selectOption({ label: 'One week (7 days, at most the newest 1,000 traces)' });
+  // Issue 38: the same dialog restricts the project and lists its grantees; a grant applies at once.
+  await page.locator('input[name="restricted"]').check();
+  await page.locator('select[name="grantee"]').selectOption({ label: 'auditor (auditor@example.com)' });
+  await page.locator('select[name="grantee-role"]').selectOption('ANNOTATOR');
+  await page.getByRole('dialog').getByRole('button', { name: 'Grant' }).click();
+  await page.getByRole('dialog').locator('.grants li').filter({ hasText: 'auditor' }).filter({ hasText: 'ANNOTATOR' }).waitFor();
   await screenshot(page, 'project-retention');
   await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
   await page.getByText('Project saved').waitFor();
+  const saved = (await (await fetch(server.href('/v1/projects/support-bot'))).json()) as { data: { restricted: boolean } };
+  assert.is(saved.data.restricted, true);
+  const grants = (await (await fetch(server.href('/v1/projects/support-bot/grants'))).json()) as {
+    data: { username: string; role: string }[];
+  };
+  assert.equal(
+    grants.data.map((g) => `${g.username}:${g.role}`),
+    ['auditor:ANNOTATOR'],
+  );
 
   const spans = await eventually(
     async () =>

@@ -21,6 +21,8 @@ export type Project = {
   readonly description: string | null;
   readonly gradientStartColor: string;
   readonly gradientEndColor: string;
+  /** Seen only by admins, system keys and the users granted a role on it. */
+  readonly restricted: boolean;
   readonly summary: ProjectSummary;
 };
 
@@ -29,7 +31,7 @@ const PROJECTS = `
     projects(first: 50, after: $after, includeExperimentProjects: $includeExperimentProjects) {
       edges {
         node {
-          id name description gradientStartColor gradientEndColor
+          id name description gradientStartColor gradientEndColor restricted
           summary(timeRange: $timeRange) {
             traceCount spanCount latencyMsP50 latencyMsP99
             tokenCountPrompt tokenCountCompletion tokenCountTotal errorRate lastActivityAt cost { total }
@@ -67,6 +69,8 @@ export type ProjectInput = {
   readonly description: string | null;
   readonly gradientStartColor: string;
   readonly gradientEndColor: string;
+  /** Editing only (admins): left out, the project stays as it is. */
+  readonly restricted?: boolean;
 };
 
 // Writes go through the REST API (the same command handlers as GraphQL's mutations).
@@ -88,7 +92,33 @@ export const updateProject = (id: string, input: ProjectInput) =>
       description: input.description ?? '',
       gradient_start_color: input.gradientStartColor,
       gradient_end_color: input.gradientEndColor,
+      ...(input.restricted === undefined ? {} : { restricted: input.restricted }),
     },
   });
 
 export const deleteProject = (id: string) => http(`/v1/projects/${encodeURIComponent(id)}`, { method: 'DELETE' });
+
+export const GRANT_ROLES = ['VIEWER', 'ANNOTATOR', 'MEMBER'] as const;
+export type GrantRole = (typeof GRANT_ROLES)[number];
+
+/** A user's role on a project (their role there once it is restricted). */
+export type ProjectGrant = {
+  readonly userId: string;
+  readonly username: string | null;
+  readonly email: string | null;
+  readonly role: GrantRole;
+};
+
+type GrantJson = { user_id: string; username: string | null; email: string | null; role: GrantRole };
+
+/** The project's grantees (admins only). */
+export const fetchProjectGrants = async (projectId: string, signal?: AbortSignal): Promise<ProjectGrant[]> => {
+  const reply = await http<{ data: GrantJson[] }>(`/v1/projects/${encodeURIComponent(projectId)}/grants`, { signal });
+  return reply.data.map((g) => ({ userId: g.user_id, username: g.username, email: g.email, role: g.role }));
+};
+
+export const setProjectGrant = (projectId: string, userId: string, role: GrantRole) =>
+  http(`/v1/projects/${encodeURIComponent(projectId)}/grants/${encodeURIComponent(userId)}`, { method: 'PUT', json: { role } });
+
+export const revokeProjectGrant = (projectId: string, userId: string) =>
+  http(`/v1/projects/${encodeURIComponent(projectId)}/grants/${encodeURIComponent(userId)}`, { method: 'DELETE' });
