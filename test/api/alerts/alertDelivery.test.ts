@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { callJson, eventually, seed } from '../../support/restClient.ts';
 import { newTraceId, spanRecord } from '../../support/spanFixtures.ts';
+import { freshDatabase } from '../../support/database.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
 import { type ReceivedHook, startWebhookReceiver } from '../../peers/webhookReceiver.ts';
 
@@ -205,6 +206,53 @@ test('a deleted rule sends nothing more: its pending retries are dropped', async
     // The retry was due 1 s after the first attempt: give it three.
     await new Promise((r) => setTimeout(r, 3000));
     assert.is(ctx.hooks.at('/gone').length, sent, 'nothing was sent after the deletion');
+  }
+});
+
+test('a restart between attempts: the next server carries the delivery on, and the webhook gets one FIRING', async () => {
+  // Fails twice, then takes it: the first server makes the first attempt, the next one the rest.
+  const receiver = await startWebhookReceiver((index) => (index < 2 ? 500 : 200));
+  const database = await freshDatabase();
+  const env = { SERVICE_ALERTS_ALLOWED_URLS: `${receiver.url}/` };
+  let server = await startTestServer({ database, env });
+  try {
+    assert.is((await callJson(server, 'POST', '/v1/projects', { name: 'restart' })).status, 200);
+    const created = await callJson(server, 'POST', '/v1/projects/restart/alerts', {
+      name: 'Any traffic',
+      metric: 'trace_count',
+      window_seconds: 10,
+      evaluation_interval_seconds: 5,
+      condition: { op: '>', threshold: 0 },
+      destinations: [{ type: 'webhook', url: `${receiver.url}/restart`, secret: SECRET }],
+    });
+    assert.is(created.status, 201, JSON.stringify(created.body));
+    await seed(server, 'restart', [trace(Date.now() - 1000, 10)]);
+    await eventually(
+      async () => receiver.received,
+      (r) => r.length >= 1,
+      30_000,
+    );
+    await server.close();
+    server = await startTestServer({ database, env });
+    const delivered = await eventually(
+      async () => receiver.received.filter((r) => r.status === 200),
+      (r) => r.length >= 1,
+      30_000,
+    );
+    assert.is(delivered.length, 1);
+    assert.ok(signed(delivered[0]!));
+    assert.is(JSON.parse(delivered[0]!.raw).state, 'FIRING');
+    assert.is(new Set(receiver.received.map((r) => r.headers['x-loupe-delivery'])).size, 1, 'one delivery, every attempt');
+    const history = (await callJson(server, 'GET', `/v1/projects/restart/alerts/${created.body.data.id}/history`)).body.data;
+    assert.is(history.deliveries.length, 1);
+    assert.equal(
+      history.deliveries[0].attempts.map((a: { status_code: number }) => a.status_code),
+      [500, 500, 200],
+    );
+  } finally {
+    await server.close();
+    await database.close();
+    await receiver.close();
   }
 });
 
