@@ -5,6 +5,7 @@ import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.t
 import { signIn, unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
 import { startUiServer, type UiServer } from './support/uiServer.ts';
+import { chatTurn, exportSpans } from './tracingFixtures.ts';
 
 /**
  * Settings › Audit in a real browser: an admin creates a user, changes their role and deletes an
@@ -58,6 +59,11 @@ test('an admin creates a user, changes a role, deletes a key, and sees all three
   await dialog.getByRole('button', { name: 'Create key' }).click();
   const value = (await page.getByTestId('new-key-value').inputValue()).trim();
   await dialog.getByRole('button', { name: 'Done' }).click();
+  // An export in the afternoon: its hour reads on the one 24-hour clock ("14:00 – 15:00", not "03:00 PM").
+  const afternoon = new Date();
+  afternoon.setHours(14, 20, 0, 0);
+  if (afternoon.getTime() > Date.now()) afternoon.setDate(afternoon.getDate() - 1);
+  await exportSpans(server, 'audit-bot', chatTurn({ startMs: afternoon.getTime(), index: 0 }), { authorization: `Bearer ${value}` });
   await page.getByRole('button', { name: 'Delete key deploy bot' }).click();
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('cell', { name: 'deploy bot', exact: true }).waitFor({ state: 'detached' });
@@ -76,6 +82,9 @@ test('an admin creates a user, changes a role, deletes a key, and sees all three
     assert.is((await found.getByTestId('audit-actor').textContent())?.trim(), 'admin');
   }
   assert.match((await role.textContent()) ?? '', /role\s*VIEWER\s*→\s*MEMBER/);
+  const ingested = table.locator('[data-testid=audit-row]').filter({ hasText: 'audit-bot' }).first();
+  await ingested.waitFor();
+  assert.not.match((await table.textContent()) ?? '', /\b(AM|PM)\b/);
   const order = await table.locator('[data-testid=audit-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-type')));
   assert.ok(
     order.indexOf('ApiKeyRevoked') < order.indexOf('RoleChanged') && order.indexOf('RoleChanged') < order.indexOf('UserCreated'),

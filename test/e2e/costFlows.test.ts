@@ -61,17 +61,17 @@ test.after(async (ctx) => {
   await ctx.server?.close();
 });
 
-/** The cost titles of a table's rows, top to bottom, once `first` is the top one. */
+/** The costs in a table's rows, top to bottom, once `first` is the top one. */
 const costsShown = async (page: Page, testId: string, first: string): Promise<string[]> => {
   await page.waitForFunction(
-    ([id, text]) => (globalThis as any).document.querySelector(`[data-testid=${id}]`)?.getAttribute('title') === text,
+    ([id, text]) => (globalThis as any).document.querySelector(`[data-testid=${id}]`)?.textContent.trim() === text,
     [testId, first] as const,
   );
-  return page.getByTestId(testId).evaluateAll((cells) => cells.map((c) => c.getAttribute('title') ?? ''));
+  return page.getByTestId(testId).evaluateAll((cells) => cells.map((c) => c.textContent.trim()));
 };
 
-/** As the UI writes USD (ui/src/lib/format.ts formatUsd). */
-const usdText = (n: number) => (n < 0.01 ? `$${Number(n.toPrecision(3))}` : `$${n.toFixed(2)}`);
+/** The one way every page writes USD: three significant digits below a dollar, cents above. */
+const usdText = (n: number) => (n < 1 ? `$${n.toPrecision(3)}` : `$${n.toFixed(2)}`);
 
 test('the Traces, Spans and Sessions tables sort by cost, most expensive first or cheapest first, the unpriced model last', async ({
   server,
@@ -92,6 +92,10 @@ test('the Traces, Spans and Sessions tables sort by cost, most expensive first o
   await page.waitForURL(/sort=costTotal/);
   const byCost = await costsShown(page, 'trace-cost', desc[0]!);
   assert.equal(byCost, [...desc, '–'], 'most expensive first, the trace of a model without a price last');
+  // The exact value on hover, to the last digit the price gives.
+  const top = Math.max(...traces.map((t) => t.usd ?? 0));
+  const exact = await page.getByTestId('trace-cost').first().getAttribute('title');
+  assert.ok(Math.abs(Number(exact!.replace(/[$,]/g, '')) - top) < 1e-12, `${exact} is ${top}`);
   await screenshot(page, 'costs-traces-by-cost');
 
   await page.getByRole('button', { name: /^Cost/ }).click();

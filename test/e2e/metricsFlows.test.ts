@@ -53,6 +53,15 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens, cost and a
   assert.match(legend, 'relevance');
   assert.match(await page.getByTestId('unpriced-models').innerText(), 'house-model-7b');
   assert.match(page.url(), /range=24h/);
+  // No axis repeats a tick label; money in dollars; time on the 24-hour clock of the tables.
+  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost', 'chart-scores']) {
+    const ticks = (await page.getByTestId(chart).getAttribute('data-y-ticks'))!.split(' | ');
+    assert.ok(ticks.length >= 2 && new Set(ticks).size === ticks.length, `${chart}: ${ticks.join(', ')}`);
+  }
+  assert.ok((await page.getByTestId('chart-cost').getAttribute('data-y-ticks'))!.split(' | ').every((t) => /^\$\d/.test(t)));
+  const times = (await page.getByTestId('chart-traces').getAttribute('data-x-ticks'))!;
+  assert.match(times, /\b([01]\d|2[0-3]):[0-5]\d\b/);
+  assert.not.match(times, /am|pm/i);
   await screenshot(page, 'metrics-day');
 
   // Drag across the middle of the traces chart: the range becomes that stretch.
@@ -79,6 +88,14 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens, cost and a
   await page.waitForFunction(() =>
     (globalThis as any).document.querySelector('[data-testid="metrics-range"]')?.textContent.includes('per hour'),
   );
+
+  // A range where nothing happened says so on every chart instead of drawing blank axes.
+  await page.goto(server.href(`${new URL(page.url()).pathname}?range=custom&start=2020-01-01T00:00:00.000Z&end=2020-01-02T00:00:00.000Z`));
+  await page.getByTestId('chart-cost').getByTestId('chart-empty').waitFor();
+  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost']) {
+    assert.is(await page.getByTestId(chart).getByTestId('chart-empty').innerText(), 'No data in this range', chart);
+  }
+  await screenshot(page, 'metrics-empty');
   assert.equal(unexpectedProblems(problems), []);
 });
 
@@ -127,8 +144,9 @@ test('costs show where tokens do: the project card, the Traces table and a trace
   await page.getByRole('link', { name: 'metrics-bot' }).first().click();
   await page.getByTestId('trace-row').first().waitFor();
   const costs = await page.getByTestId('trace-cost').allInnerTexts();
+  // In dollars, three significant digits, like every other cost on every page.
   assert.ok(
-    costs.some((c) => /^0\.00\d+¢$/.test(c)),
+    costs.filter((c) => c !== '–').every((c) => /^\$0\.0*[1-9]\d{2}$/.test(c)),
     costs.join(' '),
   );
   assert.ok(costs.includes('–'), 'a trace of the unpriced model shows no cost');

@@ -5,15 +5,40 @@ const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFra
 
 export const formatCount = (n: number | null | undefined): string => (n === null || n === undefined ? '–' : integer.format(n));
 
-/** 1234567 → 1.2M; small numbers stay exact. */
-/** USD: two decimals from a cent up, three significant digits below; '–' for none (nothing priced). */
+/**
+ * USD, the one money format of every page: dollars, three significant digits below a dollar
+ * ($0.0145, $0.0160, $0.370), cents from a dollar up ($1.23, $1,234.57); '–' for none (nothing
+ * priced). Put formatUsdExact in the title beside it: the hover shows the whole value.
+ */
+const usdSmall = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumSignificantDigits: 3,
+  maximumSignificantDigits: 3,
+});
+const usdLarge = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const usdExact = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 12,
+});
 export const formatUsd = (n: number | null | undefined): string =>
-  n === null || n === undefined ? '–' : n === 0 ? '$0' : Math.abs(n) < 0.01 ? `$${Number(n.toPrecision(3))}` : `$${n.toFixed(2)}`;
+  n === null || n === undefined ? '–' : n === 0 ? '$0' : Math.abs(n) < 1 ? usdSmall.format(n) : usdLarge.format(n);
 
-/** USD in a narrow column: below a cent in cents (`0.0071¢`), else as formatUsd. */
-export const formatUsdShort = (n: number | null | undefined): string =>
-  n !== null && n !== undefined && n !== 0 && Math.abs(n) < 0.01 ? `${Number((n * 100).toPrecision(2))}¢` : formatUsd(n);
+/** The exact USD value (to a trillionth of a dollar), for a title: "$0.014519". */
+export const formatUsdExact = (n: number | null | undefined): string => (n === null || n === undefined ? 'No price' : usdExact.format(n));
 
+/** Fraction digits that tell ticks `step` apart: 0.005 → 3, 0.5 → 1, 20 → 0. */
+export const stepDecimals = (step: number): number => (step > 0 && step < 1 ? Math.min(12, Math.ceil(-Math.log10(step) - 1e-9)) : 0);
+
+/** A USD axis tick: as many decimals as the step needs (at least cents), so no two ticks read alike. */
+export const formatUsdTick = (v: number, step: number): string =>
+  v === 0
+    ? '$0'
+    : `$${v.toLocaleString('en-US', { minimumFractionDigits: Math.max(2, stepDecimals(step)), maximumFractionDigits: Math.max(2, stepDecimals(step)) })}`;
+
+/** 1234567 → 1.2M; small numbers stay exact. */
 export const formatCompact = (n: number | null | undefined): string =>
   n === null || n === undefined ? '–' : Math.abs(n) < 10_000 ? integer.format(Math.round(n)) : compact.format(n);
 
@@ -39,6 +64,10 @@ const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeSty
 const dateOnly = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' });
 
 export const formatDateTime = (iso: string | null | undefined): string => (iso ? dateTime.format(new Date(iso)) : '–');
+const clockOnly = new Intl.DateTimeFormat('en-US', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+/** The time of day alone on the same 24-hour clock: "15:00". */
+export const formatClock = (iso: string | null | undefined): string => (iso ? clockOnly.format(new Date(iso)) : '–');
 export const formatDate = (iso: string | null | undefined): string => (iso ? dateOnly.format(new Date(iso)) : '–');
 
 const relative = new Intl.RelativeTimeFormat('en-US', { numeric: 'auto' });
