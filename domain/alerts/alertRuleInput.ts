@@ -105,9 +105,11 @@ const destinations = (v: unknown, limits: AlertRuleLimits): DestinationInput[] =
     const at = `destinations.${i}`;
     if (!isObject(d)) throw alertRuleInvalid(at, 'must be an object');
     const type = oneOf(`${at}.type`, d.type, ['webhook', 'slack'] as const);
-    const url = text(`${at}.url`, d.url, 2048, true)!;
-    const problem = destinationUrlProblem(url, limits.allowedUrls);
+    const raw = text(`${at}.url`, d.url, 2048, true)!;
+    const problem = destinationUrlProblem(raw, limits.allowedUrls);
     if (problem !== null) throw alertRuleInvalid(`${at}.url`, problem);
+    // Kept as the URL parser spells it (`HTTP://Host/a/../b` is `http://host/b`): what was checked is what is called.
+    const url = new URL(raw).href;
     if (type === 'slack') return { type, url };
     const secret = d.secret === undefined || d.secret === null ? null : text(`${at}.secret`, d.secret, 1024, true);
     return { type, url, secret };

@@ -161,6 +161,21 @@ const refusals: [string, Record<string, unknown>, RegExp][] = [
     { destinations: [{ type: 'slack', url: 'http://169.254.169.254/latest' }] },
     /^body\.destinations\.0\.url: is a loopback/,
   ],
+  [
+    'a loopback spelled as a number',
+    { destinations: [{ type: 'slack', url: 'http://2130706433:8080/' }] },
+    /^body\.destinations\.0\.url: is a loopback/,
+  ],
+  [
+    'a loopback as IPv4-mapped IPv6',
+    { destinations: [{ type: 'slack', url: 'http://[::ffff:127.0.0.1]/' }] },
+    /^body\.destinations\.0\.url: is a loopback/,
+  ],
+  [
+    'a private network address',
+    { destinations: [{ type: 'slack', url: 'https://10.1.2.3/hook' }] },
+    /^body\.destinations\.0\.url: is a loopback/,
+  ],
   ['a private URL by name', { destinations: [{ type: 'slack', url: 'http://localhost/' }] }, /^body\.destinations\.0\.url: is a loopback/],
   [
     'a webhook without a secret',
