@@ -4,7 +4,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { initPgliteDataDir } from './initPgliteDataDir.ts';
-import { createPgliteDriverFactory } from './pgliteDriver.ts';
+import { createPgliteDriverFactory, type PgliteSession } from './pgliteDriver.ts';
+import { startPgliteInWorker } from './pgliteInWorker.ts';
 import { installPgCopyRoute } from './pgCopyRoute.ts';
 import { createResultParserInterceptor } from './resultParserInterceptor.ts';
 
@@ -51,7 +52,7 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
     const pool = await createPool(options.url, { interceptors, maximumPoolSize: options.maximumPoolSize ?? 10 });
     return { pool, kind: 'postgres', description: redact(options.url), close: () => pool.end() };
   }
-  let pglite: PGlite;
+  let pglite: PgliteSession;
   let description: string;
   let lock: DataDirLock | null = null;
   if ('pgliteDataDir' in options) {
@@ -60,7 +61,11 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
     lock = lockDataDir(options.pgliteDataDir);
     try {
       await initPgliteDataDir(options.pgliteDataDir);
-      pglite = await PGlite.create(options.pgliteDataDir, { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS] });
+      // In a worker thread of its own, so no statement holds the server's thread (pgliteInWorker.ts).
+      pglite = await startPgliteInWorker({
+        dataDir: options.pgliteDataDir,
+        startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      });
     } catch (error) {
       lock.release();
       throw error;

@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import type { ParserOptions } from '@electric-sql/pglite';
 import { createDriverFactory, type DriverCommand, type DriverFactory, type DriverQueryResult } from '@slonik/driver';
 import {
   CheckExclusionConstraintViolationError,
@@ -44,6 +44,20 @@ const wrapError = (error: unknown, sqlText: string, values: readonly unknown[]):
   }
 };
 
+/**
+ * What the driver needs of PGlite: an in-thread `PGlite` (tests, benches) has it, and so has the
+ * server's PGlite in a worker thread (pgliteInWorker.ts).
+ */
+export type PgliteSession = {
+  readonly waitReady: Promise<void>;
+  query<T>(
+    sql: string,
+    params?: unknown[],
+    options?: { readonly parsers?: ParserOptions; readonly rowMode?: 'object'; readonly blob?: Blob },
+  ): Promise<{ rows: T[]; fields: { name: string; dataTypeID: number }[]; affectedRows?: number }>;
+  close(): Promise<void>;
+};
+
 class SessionLock {
   private owner: symbol | null = null;
   private readonly waiters: Array<() => void> = [];
@@ -60,7 +74,7 @@ class SessionLock {
   }
 }
 
-export const createPgliteDriverFactory = (db: PGlite): DriverFactory =>
+export const createPgliteDriverFactory = (db: PgliteSession): DriverFactory =>
   createDriverFactory(async ({ driverConfiguration }) => {
     const names = driverConfiguration.typeParsers.map((t) => t.name);
     const { rows } = await db.query<{ oid: number; typarray: number; typname: string }>(
