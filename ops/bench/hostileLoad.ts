@@ -19,6 +19,10 @@
  *     1,000 aliases of `spans(first: 30)`, 3,000 aliases, a 1,000-span trace page, the largest
  *     ones the cost limit accepts), each while /healthz is polled every 50 ms: the answer's status
  *     and error code, how long it took, and the slowest /healthz answer meanwhile.
+ *   npm run ts -- ops/bench/hostileLoad.ts filter  [--spans 20000]
+ *     N small spans in one project, then a 2,000-character filter (substring tests over inputs,
+ *     outputs and names, `or`-ed: every span is read and tested) listed over REST while /healthz
+ *     is polled every 50 ms: the answer's status and time, and the slowest /healthz meanwhile.
  *   npm run ts -- ops/bench/hostileLoad.ts slow    [--count 9]
  *     N connections declaring a 64 MiB body and sending 1 byte/s; then times a normal export.
  *   npm run ts -- ops/bench/hostileLoad.ts hashing [--count 40]
@@ -68,11 +72,12 @@ if (
   mode !== 'large' &&
   mode !== 'large-rest' &&
   mode !== 'graphql' &&
+  mode !== 'filter' &&
   mode !== 'slow' &&
   mode !== 'hashing'
 ) {
   console.error(
-    'usage: hostileLoad.ts bombs|grpc-bombs|large|large-rest|graphql|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
+    'usage: hostileLoad.ts bombs|grpc-bombs|large|large-rest|graphql|filter|slow|hashing [--count N] [--spans N] [--backend pglite|postgres] [--json FILE]',
   );
   process.exit(2);
 }
@@ -472,6 +477,60 @@ const graphql = async (server: ServerProcess) => {
   }
 };
 
+/** `'w0' in input.value or 'w1' in output.value or 'w2' in name or …`, up to the language's 2,000 characters. */
+const longFilter = (): string => {
+  const fields = ['input.value', 'output.value', 'name'];
+  const terms: string[] = [];
+  for (let i = 0; ; i++) {
+    const next = [...terms, `'zq${i}x' in ${fields[i % fields.length]}`].join(' or ');
+    if (next.length > 2000) return terms.join(' or ');
+    terms.push(`'zq${i}x' in ${fields[i % fields.length]}`);
+  }
+};
+
+const filter = async (server: ServerProcess) => {
+  const total = Number(args.spans === '50000' ? 20_000 : args.spans);
+  const project = 'hostile-filter';
+  for (let sent = 0; sent < total; ) {
+    const seeded = await rawPost(server.otlpHttpPort, encodeExportRequest(smallSpans(Math.min(5000, total - sent)), project), {
+      'content-type': 'application/x-protobuf',
+    });
+    // 503: held back until the read models catch up (ingest's backpressure); send it again.
+    if (seeded.status === 503) await new Promise((r) => setTimeout(r, 1000));
+    else if (seeded.status !== 200) throw new Error(`seeding answered ${seeded.status}`);
+    else sent += 5000;
+  }
+  for (let i = 0; ; i++) {
+    const res = await fetch(`${server.url}/v1/projects/${project}/traces?limit=1`).catch(() => null);
+    const spans = await fetch(`${server.url}/readyz`)
+      .then((r) => r.json() as Promise<{ projections: { name: string; events: number }[] }>)
+      .catch(() => null);
+    if (res?.ok && spans !== null && spans.projections.every((p) => p.events === 0)) break;
+    if (i > 1500) throw new Error('the seeded spans never became visible');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const text = longFilter();
+  await startMeasuring();
+  const probe = healthProbe(server.url);
+  await new Promise((r) => setTimeout(r, 500));
+  const runs: Record<string, unknown>[] = [];
+  for (let run = 0; run < 3; run++) {
+    const started = performance.now();
+    const res = await fetch(`${server.url}/v1/projects/${project}/spans?limit=100&filter=${encodeURIComponent(text)}`);
+    const body = (await res.json()) as { data?: unknown[]; code?: string };
+    const answered = performance.now();
+    runs.push({
+      status: res.status,
+      code: body.code ?? null,
+      rows: body.data?.length ?? 0,
+      ms: Math.round(answered - started),
+      slowestHealthzMs: Math.round(probe.maxBetween(started, answered)),
+    });
+  }
+  await probe.stop();
+  await report({ spans: total, filterChars: text.length, runs });
+};
+
 const slow = async (server: ServerProcess) => {
   const count = Number(args.count ?? 9);
   await startMeasuring();
@@ -548,5 +607,7 @@ else
           ? largeRest
           : mode === 'graphql'
             ? graphql
-            : slow,
+            : mode === 'filter'
+              ? filter
+              : slow,
   );
