@@ -5,7 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
-import { AUDITED_TYPES } from '../domain/audit/describeEvent.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { CommandModule } from './commands/command.ts';
 import { DataDirInUseError } from './database/dataDirLock.ts';
@@ -32,13 +31,6 @@ const isoDate = (name: string, value: unknown): string | null =>
   typeof value === 'string' && Number.isNaN(Date.parse(value))
     ? `--${name} must be an ISO 8601 date or time, such as 2025-01-31 or 2025-01-31T12:00:00Z (got ${JSON.stringify(value)})`
     : null;
-
-/** An exported type must be one Loupe writes: a typo would otherwise print nothing and exit 0. */
-const eventType = (value: unknown): string | null => {
-  if (typeof value !== 'string' || AUDITED_TYPES.includes(value)) return null;
-  const near = AUDITED_TYPES.filter((t) => t.toLowerCase().startsWith(value.toLowerCase().slice(0, 4))).slice(0, 5);
-  return `--type ${JSON.stringify(value)} is not an event type Loupe writes${near.length > 0 ? ` (did you mean ${near.join(', ')}?)` : ''}; the types are those "loupe events export" prints in its "type" field, such as SpansIngested or ProjectCreated`;
-};
 
 const COMMANDS: readonly CommandSpec[] = [
   {
@@ -107,7 +99,7 @@ const COMMANDS: readonly CommandSpec[] = [
       to: { type: 'string' },
     },
     positionals: { min: 0, max: 0 },
-    check: (values) => isoDate('from', values.from) ?? isoDate('to', values.to) ?? eventType(values.type),
+    check: (values) => isoDate('from', values.from) ?? isoDate('to', values.to),
   },
   {
     words: ['events', 'copy'],

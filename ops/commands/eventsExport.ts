@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { START } from '../../domain/eventstore/types.ts';
+import { AUDITED_TYPES } from '../../domain/audit/describeEvent.ts';
 import { openEventLog } from '../openEventLog.ts';
 import { pipedOutput } from '../pipedOutput.ts';
 import type { CommandRun } from './command.ts';
@@ -32,6 +33,7 @@ export const run: CommandRun = async (config, args) => {
   const to = values.to ? Date.parse(values.to) : Infinity;
   const log = await openEventLog(config);
   const output = pipedOutput(process.stdout);
+  let written = 0;
   try {
     let after = START;
     // Until the log's end, or until the reader stops reading (`| head`): then stop reading the log too.
@@ -45,6 +47,7 @@ export const run: CommandRun = async (config, args) => {
         if (values.type && e.type !== values.type) continue;
         const time = Date.parse(e.metadata.time);
         if (time < from || time >= to) continue;
+        written++;
         reading = await output.write(exportLine(e));
         if (!reading) break;
       }
@@ -52,6 +55,15 @@ export const run: CommandRun = async (config, args) => {
     if (output.failure) {
       console.error(`loupe: events export: could not write the output: ${output.failure.message}`);
       return 1;
+    }
+    // A typo in --type would otherwise print nothing and exit 0, like an empty log. A type this
+    // version does not write may still be in the log (an older one's): only when none matched.
+    if (written === 0 && values.type !== undefined && !AUDITED_TYPES.includes(values.type)) {
+      const near = AUDITED_TYPES.filter((t) => t.toLowerCase().startsWith(values.type!.toLowerCase().slice(0, 4))).slice(0, 5);
+      console.error(
+        `loupe: events export: no event of type ${JSON.stringify(values.type)}, and it is not a type Loupe writes${near.length > 0 ? ` (did you mean ${near.join(', ')}?)` : ''}`,
+      );
+      return 2;
     }
     return 0;
   } finally {

@@ -72,6 +72,13 @@ test('events export writes the raw log as JSON lines, filtered by stream, type a
       .map((l) => JSON.parse(l).data.n),
     [2],
   );
+  // A type in the log is exported whatever it is; one that matches nothing and Loupe never writes is a typo: exit 2, named.
+  const typo = await run(env, 'events', 'export', '--type', 'SpanIngested');
+  assert.is(typo.code, 2, typo.stderr);
+  assert.match(typo.stderr, 'no event of type "SpanIngested", and it is not a type Loupe writes (did you mean SpansIngested');
+  assert.is(typo.stdout, '');
+  const none = await run(env, 'events', 'export', '--type', 'SpansIngested');
+  assert.equal([none.code, none.stdout], [0, ''], 'a real type with no events yet is an empty export');
 });
 
 test('projections status lists every read model with its lag; rebuild replays and reports', async () => {
