@@ -43,9 +43,10 @@ const holdsUntrackedWord = async (db: CommonQueryMethods, search: string): Promi
  * Runs a list query whose conditions a user wrote under a statement timeout, so no expression can
  * run unbounded. With no user conditions it runs as before. A `search` holding a word the
  * statistics do not track runs with index scans in time order turned off, so the planner takes
- * the text index (bitmap scans) and sorts the few matches. PGlite runs statements on the server's
- * own thread and has no timer to cancel one with: there the limits on the expression's length and
- * nesting are what bounds it (BENCHMARKS.md gives the slowest filters measured).
+ * the text index (bitmap scans) and sorts the few matches. PGlite has no statement timeout and no
+ * way to cancel a running statement: there the limits on the expression's length and nesting are
+ * what bounds it, and since it runs in its own worker thread a slow filter no longer holds the
+ * server's (BENCHMARKS.md §19c gives the slowest filters measured).
  */
 export const boundedQuery = async <T>(
   pool: DatabasePool,
