@@ -22,6 +22,7 @@ import { secretRoutes } from './rest/secrets/secretRoutes.ts';
 import { sessionRoutes } from './rest/tracing/sessionRoutes.ts';
 import { spanRoutes } from './rest/tracing/spanRoutes.ts';
 import { traceRoutes } from './rest/tracing/traceRoutes.ts';
+import { traceUserRoutes } from './rest/tracing/traceUserRoutes.ts';
 import { userRoutes } from './rest/identity/userRoutes.ts';
 
 /** Every route the server serves. Each feature adds its module here (one line). */
@@ -38,6 +39,7 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...spanRoutes(deps),
   ...traceRoutes(deps),
   ...sessionRoutes(deps),
+  ...traceUserRoutes(deps),
   ...annotationRoutes(deps),
   ...annotationConfigRoutes(deps),
   ...promptRoutes(deps),

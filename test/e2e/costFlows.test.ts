@@ -33,6 +33,7 @@ const llm = (traceId: string, minute: number, model: string, prompt: number, com
       'llm.token_count.prompt': prompt,
       'llm.token_count.completion': completion,
       'session.id': `chat-${minute}`,
+      'user.id': minute % 2 === 0 ? 'ana' : 'ben',
       'input.value': `question ${minute}`,
       'output.value': `answer ${minute}`,
     }),
@@ -125,6 +126,32 @@ test('the Traces, Spans and Sessions tables sort by cost, most expensive first o
   assert.equal(sessions.length, 5);
   await screenshot(page, 'costs-sessions-by-cost');
   assert.equal(unexpectedProblems(problems), []);
+});
+
+test('the Users tab lists each user (user.id) with traces, sessions, tokens and cost; a user opens the Traces tab filtered to them', async ({
+  server,
+  browser,
+  traces,
+}) => {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+  await page.goto(server.href('/projects'));
+  await page.getByRole('link', { name: 'spend' }).first().click();
+  await page.getByRole('link', { name: 'Users' }).click();
+  await page.getByTestId('users-table').waitFor();
+  const row = (user: string) => page.locator(`[data-testid=user-row][data-user=${user}]`);
+  // ana sent turns 0, 2, 4 (one of them the unpriced model), ben turns 1 and 3.
+  const cost = (minutes: number[]) => minutes.reduce((n, m) => n + (traces[m]!.usd ?? 0), 0);
+  assert.is(await row('ana').getByTestId('user-traces').innerText(), '3');
+  assert.is(await row('ana').getByTestId('user-sessions').innerText(), '3');
+  assert.is(await row('ana').getByTestId('user-tokens').innerText(), '2,150');
+  assert.is(await row('ana').getByTestId('user-cost').innerText(), usdText(cost([0, 2, 4])));
+  assert.is(await row('ben').getByTestId('user-traces').innerText(), '2');
+  assert.is(await row('ben').getByTestId('user-cost').innerText(), usdText(cost([1, 3])));
+  await screenshot(page, 'users-tab');
+  await row('ben').getByRole('link', { name: 'ben' }).click();
+  await page.waitForURL(/attr=user\.id/);
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid=trace-row]').length === 2);
+  assert.equal(await unexpectedProblems(problems), []);
 });
 
 test('an experiment’s cost (its runs’ traces) is in the Experiments tab, sortable, and on the comparison page against the baseline', async ({

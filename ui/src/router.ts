@@ -64,6 +64,7 @@ export const { p, navigate, isActive, route } = createRouter({
       '/traces': () => import('./pages/tracing/ProjectTracesPage.svelte'),
       '/spans': () => import('./pages/tracing/ProjectSpansPage.svelte'),
       '/sessions': () => import('./pages/tracing/ProjectSessionsPage.svelte'),
+      '/users': () => import('./pages/tracing/ProjectUsersPage.svelte'),
       '/metrics': () => import('./pages/metrics/ProjectMetricsPage.svelte'),
       '/alerts': () => import('./pages/alerts/ProjectAlertsPage.svelte'),
       '/alerts/:alertId': () => import('./pages/alerts/AlertRulePage.svelte'),
