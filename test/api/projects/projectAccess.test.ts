@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Credentials, authEnv, callAs, createKey, createUser, login, type Reply } from '../../support/authClient.ts';
@@ -5,6 +7,8 @@ import { attrs, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { oneSpanExport } from '../../support/spanIngest.ts';
 import { seed } from '../../support/restClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
+import { rawTraceService } from '../../../ingest/grpcServer.ts';
+import { otlpTypesForTests as otlp } from '../../ingest/sampleSpans.ts';
 
 /**
  * Issue 38's done-when, over HTTP with the users an operator would create: an admin restricts
@@ -54,6 +58,43 @@ const exportAs = (ctx: Ctx, key: string, project: string) =>
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: oneSpanExport(project),
+  });
+
+/** One span exported over OTLP gRPC into `project` with the key as bearer; the exporter's error or null. */
+const grpcExportAs = (ctx: Ctx, key: string, project: string) =>
+  new Promise<grpc.ServiceError | null>((resolve) => {
+    const Client = grpc.makeGenericClientConstructor(rawTraceService, 'TraceService');
+    const client = new Client(`127.0.0.1:${ctx.server.grpcPort}`, grpc.credentials.createInsecure());
+    const request = otlp.request.fromObject({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'openinference.project.name', value: { stringValue: project } }] },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: randomBytes(16),
+                  spanId: randomBytes(8),
+                  name: 'g',
+                  startTimeUnixNano: '1700000000000000000',
+                  endTimeUnixNano: '1700000000000000001',
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${key}`);
+    (client as unknown as { Export: (b: Buffer, m: grpc.Metadata, cb: (e: grpc.ServiceError | null) => void) => void }).Export(
+      Buffer.from(otlp.request.encode(request).finish()),
+      metadata,
+      (e) => {
+        client.close();
+        resolve(e);
+      },
+    );
   });
 
 const grant = (ctx: Ctx, who: string, role: string, as = ctx.admin) =>
@@ -189,6 +230,11 @@ test("that member's user key exporting into the restricted project gets 403 and 
   assert.not.ok((await refused.text()).includes(SECRET));
   const accepted = await exportAs(ctx, ctx.outsiderKey, OPEN);
   assert.is(accepted.status, 200);
+  // The same over gRPC: PERMISSION_DENIED into it, accepted into the open project.
+  const overGrpc = await grpcExportAs(ctx, ctx.outsiderKey, SECRET);
+  assert.is(overGrpc?.code, grpc.status.PERMISSION_DENIED);
+  assert.not.ok(overGrpc?.message.includes(SECRET));
+  assert.is(await grpcExportAs(ctx, ctx.outsiderKey, OPEN), null);
   assert.is(await spansOf(ctx, SECRET), 1, 'nothing stored in the restricted project');
 });
 

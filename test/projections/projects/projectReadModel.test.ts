@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ProjectCreated, ProjectDeleted, ProjectUpdated } from '../../../domain/projects/events.ts';
+import type { ProjectCreated, ProjectDeleted, ProjectEvent, ProjectUpdated } from '../../../domain/projects/events.ts';
+import { listProjectGrants, restrictedProjectsFor } from '../../../projections/projects/projectAccessQueries.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
 import { findProjectByName, listProjects } from '../../../projections/projects/projectQueries.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
@@ -70,6 +71,28 @@ test('given three projects, then the list is newest first and filters by name, i
   ];
   await spec.given(...history).then(async (db) => namesOf(await listProjects(db, names)), ['docs', 'Shop-EU', 'shop']);
   await spec.given(...history).then(async (db) => namesOf(await listProjects(db, { ...names, nameContains: 'SHOP' })), ['Shop-EU', 'shop']);
+});
+
+test('given a restricted project with grants set, changed and revoked, then the caller-side reads see the last of each; deletion drops them', async () => {
+  const p = '00000000-0000-4000-8000-000000000001';
+  const access: ProjectEvent[] = [
+    { type: 'ProjectRestrictionSet', data: { projectId: p, restricted: true } },
+    { type: 'ProjectGrantSet', data: { projectId: p, userId: 'u1', role: 'VIEWER' } },
+    { type: 'ProjectGrantSet', data: { projectId: p, userId: 'u2', role: 'MEMBER' } },
+    { type: 'ProjectGrantSet', data: { projectId: p, userId: 'u1', role: 'ANNOTATOR' } },
+    { type: 'ProjectGrantRevoked', data: { projectId: p, userId: 'u2' } },
+  ];
+  const given = [shop, inStream(projectStream('shop'), ...access)];
+  await spec.given(...given).then(async (db) => (await restrictedProjectsFor(db, 'u1')).map((r) => r.role), ['ANNOTATOR']);
+  await spec.given(...given).then(async (db) => (await restrictedProjectsFor(db, 'u2')).map((r) => r.role), [null]);
+  await spec.given(...given).then(async (db) => (await findProjectByName(db, 'shop'))?.restricted, true);
+  const deleted: ProjectDeleted = { type: 'ProjectDeleted', data: { projectId: p, name: 'shop' } };
+  await spec
+    .given(shop, inStream(projectStream('shop'), ...access, deleted))
+    .then(async (db) => ({ restricted: await restrictedProjectsFor(db, 'u1'), grants: await listProjectGrants(db, 1) }), {
+      restricted: [],
+      grants: [],
+    });
 });
 
 test.run();
