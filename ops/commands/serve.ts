@@ -20,6 +20,12 @@ export const run: CommandRun = async (config) => {
       process.exit(0);
     });
   };
+  // Embedded PGlite's worker thread died (out of memory, say): every query would fail from now on,
+  // while /healthz still answered. Stop instead, so a supervisor starts a whole server again.
+  void server.database.lost?.then((error) => {
+    server.logger.fatal({ err: error }, 'embedded database lost: stopping');
+    void server.stop().finally(() => process.exit(1));
+  });
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 };

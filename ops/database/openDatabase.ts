@@ -14,6 +14,8 @@ export type Database = {
   readonly kind: 'pglite' | 'postgres';
   /** A human-readable description without credentials, for logs. */
   readonly description: string;
+  /** Resolves if the embedded database's worker thread dies (never on PostgreSQL, nor after close). */
+  readonly lost?: Promise<Error>;
   close(): Promise<void>;
 };
 
@@ -53,6 +55,7 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
     return { pool, kind: 'postgres', description: redact(options.url), close: () => pool.end() };
   }
   let pglite: PgliteSession;
+  let lost: Promise<Error> | undefined;
   let description: string;
   let lock: DataDirLock | null = null;
   if ('pgliteDataDir' in options) {
@@ -62,10 +65,12 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
     try {
       await initPgliteDataDir(options.pgliteDataDir);
       // In a worker thread of its own, so no statement holds the server's thread (pgliteInWorker.ts).
-      pglite = await startPgliteInWorker({
+      const inWorker = await startPgliteInWorker({
         dataDir: options.pgliteDataDir,
         startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
       });
+      pglite = inWorker;
+      lost = inWorker.lost;
     } catch (error) {
       lock.release();
       throw error;
@@ -86,6 +91,7 @@ export const openDatabase = async (options: DatabaseOptions): Promise<Database> 
     pool,
     kind: 'pglite',
     description,
+    ...(lost === undefined ? {} : { lost }),
     close: async () => {
       try {
         await pool.end();

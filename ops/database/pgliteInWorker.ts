@@ -24,17 +24,22 @@ type Waiter = { resolve: (reply: PgliteWorkerReply) => void; reject: (error: Err
  * messages' copies touch the server's thread. Values of the types the caller parses itself come
  * back as text and are parsed here (functions cannot cross threads); the rest PGlite parses.
  * If the worker dies (out of memory, a WebAssembly abort) every waiting and later query fails
- * with the reason; the server's health checks then report the database unreachable.
+ * with the reason and `lost` resolves with it: `loupe serve` then stops (exit 1) rather than go
+ * on without its database, so a supervisor restarts it.
  */
-export const startPgliteInWorker = async (start: PgliteWorkerStart): Promise<PgliteSession> => {
+export const startPgliteInWorker = async (start: PgliteWorkerStart): Promise<PgliteSession & { readonly lost: Promise<Error> }> => {
   const worker = new Worker(WORKER_URL, { workerData: start });
   const waiting = new Map<number, Waiter>();
   let nextId = 1;
   let dead: Error | null = null;
+  let closing = false;
+  let markLost!: (error: Error) => void;
+  const lost = new Promise<Error>((resolve) => (markLost = resolve));
   let ready!: { resolve: () => void; reject: (error: Error) => void };
   const waitReady = new Promise<void>((resolve, reject) => (ready = { resolve, reject }));
 
   const die = (error: Error) => {
+    if (dead === null && !closing) markLost(error);
     dead ??= error;
     ready.reject(error);
     for (const waiter of waiting.values()) waiter.reject(error);
@@ -60,6 +65,7 @@ export const startPgliteInWorker = async (start: PgliteWorkerStart): Promise<Pgl
   await waitReady;
   return {
     waitReady,
+    lost,
     query: async <T>(
       sql: string,
       params: unknown[] = [],
@@ -88,6 +94,7 @@ export const startPgliteInWorker = async (start: PgliteWorkerStart): Promise<Pgl
       return result as PgliteWorkerResult & { rows: T[] };
     },
     close: async () => {
+      closing = true;
       if (!dead) await ask({ kind: 'close', id: nextId++ }).catch(() => undefined);
       await worker.terminate();
     },

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, UniqueIntegrityConstraintViolationError } from 'slonik';
@@ -9,6 +9,7 @@ import { createPostgresEventStore } from '../../domain/eventstore/postgresEventS
 import { ingestSpans } from '../../domain/tracing/ingestSpans.ts';
 import { allMigrations } from '../../ops/database/allMigrations.ts';
 import { type Database, openDatabase } from '../../ops/database/openDatabase.ts';
+import { startPgliteInWorker } from '../../ops/database/pgliteInWorker.ts';
 import { migrate } from '../../projections/migrate.ts';
 import { createProjectionRunner } from '../../projections/projectionRunner.ts';
 import { tracingProjection } from '../../projections/tracing/tracingProjection.ts';
@@ -82,6 +83,18 @@ test('while a long statement runs, the server’s thread keeps turning: a timer 
   events.push('timer');
   await long;
   assert.equal(events, ['timer', 'statement done']);
+});
+
+test('a database that cannot start is an error for the caller, not a hang; a closed one is not reported lost', async ({ dir, db }) => {
+  const file = join(dir, 'not-a-directory');
+  await writeFile(file, 'x');
+  const started = await startPgliteInWorker({ dataDir: join(file, 'pgdata'), startParams: [] }).then(
+    () => 'started',
+    (error: Error) => error,
+  );
+  assert.instance(started, Error);
+  const lost = await Promise.race([db.lost, new Promise((r) => setTimeout(() => r('running'), 50))]);
+  assert.is(lost, 'running');
 });
 
 test.run();
