@@ -1,11 +1,10 @@
-import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
 import { changeAlert } from '../../domain/alerts/alertCommands.ts';
-import type { AlertRule } from '../../domain/alerts/alertRule.ts';
 import { evaluationWindows, isDue } from '../../domain/alerts/alertSchedule.ts';
 import { alertVerdict } from '../../domain/alerts/alertVerdict.ts';
 import type { RecordAlertState } from '../../domain/alerts/commands.ts';
 import type { EventStore } from '../../domain/eventstore/types.ts';
-import { annotationWindowValue, traceMetricValue, traceWindowMeasures, type TraceWindowMeasures } from '../metrics/windowMetric.ts';
+import { annotationWindowValue, measureTraceWindows, traceMetricValue, traceWindowKey } from '../metrics/windowMetric.ts';
 import type { Reactor } from '../reactors/reactor.ts';
 import { listRulesToEvaluate } from './alertQueries.ts';
 
@@ -23,27 +22,6 @@ export type EvaluateAlerts = { readonly evaluations: readonly AlertEvaluated[] }
 
 /** Who records a transition in the log (the audit trail's actor). */
 export const ALERT_EVALUATOR_ACTOR = 'alerts:evaluator';
-
-/**
- * The value of a rule's metric over a window. Within one tick, rules on the same project, filter
- * and window share one measurement of the traces (a project's rules mostly watch the same few
- * windows), so a thousand rules cost far fewer queries.
- */
-const measurer = (db: CommonQueryMethods) => {
-  const measured = new Map<string, Promise<TraceWindowMeasures>>();
-  return (projectId: string, rule: AlertRule, window: { start: string; end: string }): Promise<number | null> => {
-    if (rule.metric === 'annotation_score')
-      return annotationWindowValue(db, { projectId, ...window, name: rule.annotationName ?? '', label: rule.annotationLabel });
-    const key = JSON.stringify([projectId, rule.filter, window.start, window.end]);
-    let measures = measured.get(key);
-    if (measures === undefined) {
-      measures = traceWindowMeasures(db, { projectId, filter: rule.filter, ...window });
-      measured.set(key, measures);
-    }
-    const metric = rule.metric;
-    return measures.then((m) => traceMetricValue(m, metric));
-  };
-};
 
 /**
  * Evaluates every rule that is due (its `evaluation_interval_seconds` since its last evaluation)
@@ -64,13 +42,36 @@ export const alertEvaluationReactor = (deps: {
   schedule: {
     everyMs: deps.tickMs,
     react: async ({ db, now }) => {
-      const measure = measurer(db);
+      const due = (await listRulesToEvaluate(db))
+        .filter((row) => isDue(row.rule, row.evaluated_at, now.getTime()))
+        .map((row) => ({ row, windows: evaluationWindows(row.rule, now.getTime()) }));
+      // Every trace window the due rules watch, measured once (rules on one project and window share it).
+      const traceWindows = due.flatMap(({ row, windows }) =>
+        row.rule.metric === 'annotation_score'
+          ? []
+          : [windows, ...(windows.baseline === null ? [] : [windows.baseline])].map((w) => ({
+              projectId: row.project_id,
+              filter: row.rule.filter,
+              start: w.start,
+              end: w.end,
+            })),
+      );
+      const measured = await measureTraceWindows(db, traceWindows);
+      const valueOf = async (row: (typeof due)[number]['row'], w: { start: string; end: string }): Promise<number | null> => {
+        const { rule } = row;
+        if (rule.metric === 'annotation_score')
+          return annotationWindowValue(db, {
+            projectId: row.project_id,
+            ...w,
+            name: rule.annotationName ?? '',
+            label: rule.annotationLabel,
+          });
+        return traceMetricValue(measured.get(traceWindowKey({ projectId: row.project_id, filter: rule.filter, ...w }))!, rule.metric);
+      };
       const evaluations: AlertEvaluated[] = [];
-      for (const row of await listRulesToEvaluate(db)) {
-        if (!isDue(row.rule, row.evaluated_at, now.getTime())) continue;
-        const windows = evaluationWindows(row.rule, now.getTime());
-        const value = await measure(row.project_id, row.rule, windows);
-        const baseline = windows.baseline === null ? null : await measure(row.project_id, row.rule, windows.baseline);
+      for (const { row, windows } of due) {
+        const value = await valueOf(row, windows);
+        const baseline = windows.baseline === null ? null : await valueOf(row, windows.baseline);
         const to = alertVerdict(row.rule, row.state, { value, baseline });
         evaluations.push({
           alertId: row.alert_id,

@@ -97,6 +97,63 @@ export const traceWindowMeasures = async (db: CommonQueryMethods, w: TraceWindow
   };
 };
 
+const windowRow = z.object({
+  k: z.number(),
+  n: z.number(),
+  errors: z.number(),
+  tokens: z.number(),
+  cost: z.number(),
+  latency: z.array(z.number().nullable()),
+});
+
+/** The key two rules' windows share a measurement under. */
+export const traceWindowKey = (w: TraceWindow): string => JSON.stringify([w.projectId, w.filter.trim(), w.start, w.end]);
+
+/**
+ * Many windows at once: those of a project without a filter and without a whole hour (read from
+ * the trace rows alone) in one statement per project, each window a lateral range scan of
+ * `traces_project_start`; the others one by one (traceWindowMeasures). A thousand rules on
+ * windows of their own then cost a few statements, not thousands of round trips.
+ */
+export const measureTraceWindows = async (
+  db: CommonQueryMethods,
+  windows: readonly TraceWindow[],
+): Promise<Map<string, TraceWindowMeasures>> => {
+  const out = new Map<string, TraceWindowMeasures>();
+  const byProject = new Map<string, TraceWindow[]>();
+  const single: TraceWindow[] = [];
+  for (const w of windows) {
+    if (out.has(traceWindowKey(w))) continue;
+    out.set(traceWindowKey(w), undefined as never);
+    if (w.filter.trim() === '' && !split(w).whole) byProject.set(w.projectId, [...(byProject.get(w.projectId) ?? []), w]);
+    else single.push(w);
+  }
+  for (const [projectId, list] of byProject) {
+    const rows = await db.any(sql.type(windowRow)`
+      SELECT w.k, count(t.d)::int AS n, (count(*) FILTER (WHERE t.e))::int AS errors,
+        coalesce(sum(t.tk), 0)::float8 AS tokens, coalesce(sum(t.c), 0)::float8 AS cost,
+        ARRAY(SELECT extract(epoch FROM q) * 1000 FROM unnest(
+          percentile_cont(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY t.d)) AS q)::float8[] AS latency
+      FROM jsonb_to_recordset(${sql.jsonb(list.map((w, k) => ({ k, s: w.start, e: w.end })))}) AS w(k int, s timestamptz, e timestamptz)
+      LEFT JOIN LATERAL (
+        SELECT t.end_time - t.start_time AS d, t.error_count > 0 AS e, (t.token_count_prompt + t.token_count_completion)::numeric AS tk,
+          coalesce(t.cost_total::numeric, 0) AS c
+        FROM traces t WHERE t.project_id = ${projectRowid(projectId)} AND t.start_time >= w.s AND t.start_time < w.e
+      ) t ON true
+      GROUP BY w.k`);
+    for (const r of rows)
+      out.set(traceWindowKey(list[r.k]!), {
+        traceCount: r.n,
+        errorCount: r.errors,
+        tokens: r.tokens,
+        cost: r.cost,
+        latency: { p50: r.latency[0] ?? null, p95: r.latency[1] ?? null, p99: r.latency[2] ?? null },
+      });
+  }
+  for (const w of single) out.set(traceWindowKey(w), await traceWindowMeasures(db, w));
+  return out;
+};
+
 /**
  * The value a rule on traces watches, or null when the window holds nothing to measure (no traces
  * for a rate or a latency). Counts, tokens and cost of an empty window are 0.
