@@ -150,8 +150,73 @@ export const measureTraceWindows = async (
         latency: { p50: r.latency[0] ?? null, p95: r.latency[1] ?? null, p99: r.latency[2] ?? null },
       });
   }
-  for (const w of single) out.set(traceWindowKey(w), await traceWindowMeasures(db, w));
+  const wholeByProject = new Map<string, TraceWindow[]>();
+  for (const w of single)
+    if (w.filter.trim() === '') wholeByProject.set(w.projectId, [...(wholeByProject.get(w.projectId) ?? []), w]);
+    else out.set(traceWindowKey(w), await traceWindowMeasures(db, w));
+  for (const [projectId, list] of wholeByProject) for (const [key, m] of await rolledUpWindows(db, projectId, list)) out.set(key, m);
   return out;
+};
+
+const rolledUpSums = z.object({ k: z.number(), n: z.number(), errors: z.number(), tokens: z.number(), cost: z.number() });
+const rolledUpBins = z.object({ k: z.number(), bins: z.array(z.number()), counts: z.array(z.number()) });
+
+/**
+ * A project's windows that hold whole hours, in two statements: each window's sums from the
+ * hourly rollup plus its two partial hours from the trace rows, and its latency histogram the same
+ * way (quantiles from the merged bins, within a 5 % bin), each window a lateral read.
+ */
+const rolledUpWindows = async (
+  db: CommonQueryMethods,
+  projectId: string,
+  list: readonly TraceWindow[],
+): Promise<Map<string, TraceWindowMeasures>> => {
+  const project = projectRowid(projectId);
+  const spec = sql.jsonb(
+    list.map((w, k) => {
+      const { a, b } = split(w);
+      return { k, s: w.start, a, b, e: w.end };
+    }),
+  );
+  const windows = sql.fragment`jsonb_to_recordset(${spec}) AS w(k int, s timestamptz, a timestamptz, b timestamptz, e timestamptz)`;
+  const edges = sql.fragment`t.project_id = ${project} AND ((t.start_time >= w.s AND t.start_time < w.a) OR (t.start_time >= w.b AND t.start_time < w.e))`;
+  const sums = await db.any(sql.type(rolledUpSums)`
+    SELECT w.k, coalesce(sum(p.n), 0)::int AS n, coalesce(sum(p.e), 0)::int AS errors, coalesce(sum(p.tk), 0)::float8 AS tokens,
+      coalesce(sum(p.c), 0)::float8 AS cost
+    FROM ${windows} LEFT JOIN LATERAL (
+      SELECT trace_count AS n, error_count AS e, token_count_prompt + token_count_completion AS tk, cost_total AS c
+      FROM trace_metric_hours WHERE project_id = ${project} AND hour >= w.a AND hour < w.b
+      UNION ALL
+      SELECT 1, (t.error_count > 0)::int, (t.token_count_prompt + t.token_count_completion)::numeric, coalesce(t.cost_total::numeric, 0)
+      FROM traces t WHERE ${edges}
+    ) p ON true
+    GROUP BY w.k`);
+  const bins = await db.any(sql.type(rolledUpBins)`
+    SELECT k, array_agg(bin ORDER BY bin) AS bins, array_agg(count ORDER BY bin) AS counts FROM (
+      SELECT w.k, x.bin, sum(x.count)::int AS count
+      FROM ${windows} JOIN LATERAL (
+        SELECT bin::int AS bin, count FROM trace_latency_hours WHERE project_id = ${project} AND hour >= w.a AND hour < w.b
+        UNION ALL
+        SELECT ${latencyBin}::int, 1 FROM traces t WHERE ${edges}
+      ) x ON true
+      GROUP BY w.k, x.bin
+    ) per_bin GROUP BY k`);
+  const histograms = new Map(bins.map((h) => [h.k, h.bins.map((bin, i) => ({ bin, count: h.counts[i]! }))]));
+  return new Map(
+    sums.map((r) => {
+      const [p50, p95, p99] = r.n === 0 ? [null, null, null] : histogramQuantiles(histograms.get(r.k) ?? [], [0.5, 0.95, 0.99]);
+      return [
+        traceWindowKey(list[r.k]!),
+        {
+          traceCount: r.n,
+          errorCount: r.errors,
+          tokens: r.tokens,
+          cost: r.cost,
+          latency: { p50: p50 ?? null, p95: p95 ?? null, p99: p99 ?? null },
+        },
+      ];
+    }),
+  );
 };
 
 /**

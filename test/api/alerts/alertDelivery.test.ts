@@ -220,7 +220,8 @@ test('a restart between attempts: the next server carries the delivery on, and t
     const created = await callJson(server, 'POST', '/v1/projects/restart/alerts', {
       name: 'Any traffic',
       metric: 'trace_count',
-      window_seconds: 10,
+      // Long enough to stay FIRING through the restart, however slow the machine.
+      window_seconds: 120,
       evaluation_interval_seconds: 5,
       condition: { op: '>', threshold: 0 },
       destinations: [{ type: 'webhook', url: `${receiver.url}/restart`, secret: SECRET }],

@@ -132,34 +132,36 @@ test('given p95 of 100 ms in the minute before and 1 s now, then a regression ru
     );
 });
 
-test('given a trace count, tokens and cost over a window that spans whole hours, then they are read from the hourly rollup and the trace rows alike', async () => {
-  const r = rule({ metric: 'trace_count', windowSeconds: 3 * 3600, condition: { kind: 'threshold', op: '>=', threshold: 3 } });
+test('given a window of whole hours and a partial one, then counts and latency come from the hourly rollup and the trace rows alike', async () => {
+  // [08:30, 12:00): 08:30–09:00 from the trace rows, 09:00–12:00 from the rollup.
+  const over = { windowSeconds: 3 * 3600 + 1800 };
+  const count = rule({ ...over, metric: 'trace_count', condition: { kind: 'threshold', op: '>=', threshold: 4 } });
+  const p95 = rule({ ...over, metric: 'latency_p95', condition: { kind: 'threshold', op: '>', threshold: 150 } });
   await spec
     .given(
       inStream(projectStream('shop'), project),
-      // Two hours ago (a whole hour of the window), and a minute ago (a partial hour at its end).
       inStream(
         'tracing-1',
         traces([
-          { startMsAgo: 2 * 3600_000 + 60_000, ms: 10 },
-          { startMsAgo: 2 * 3600_000, ms: 10 },
-          { startMsAgo: 60_000, ms: 10 },
-          { startMsAgo: 4 * 3600_000, ms: 10 },
+          { startMsAgo: 3 * 3600_000 + 15 * 60_000, ms: 100 }, // 08:45, in the partial hour
+          { startMsAgo: 2 * 3600_000 + 60_000, ms: 100 },
+          { startMsAgo: 2 * 3600_000, ms: 100 },
+          { startMsAgo: 60_000, ms: 200 },
+          { startMsAgo: 4 * 3600_000, ms: 5000 }, // 08:00: outside
         ]),
       ),
-      inStream(alertStream('a3'), created('a3', r)),
+      inStream(alertStream('a3'), created('a3', count)),
+      inStream(alertStream('a4'), created('a4', p95)),
     )
     .onSchedule(now)
-    .thenMatches(
-      ([
-        {
-          evaluations: [c],
-        },
-      ]) => {
-        assert.is(c!.value, 3);
-        assert.is(c!.transition?.to, 'FIRING');
-      },
-    );
+    .thenMatches(([{ evaluations }]) => {
+      const [c, l] = evaluations;
+      assert.is(c!.value, 4);
+      assert.is(c!.transition?.to, 'FIRING');
+      // Exact p95 of 100, 100, 100, 200 is 185; the rollup's bins place it within 5 %.
+      assert.ok(Math.abs(l!.value! - 185) / 185 < 0.06, String(l!.value));
+      assert.is(l!.transition?.to, 'FIRING');
+    });
 });
 
 test.run();
