@@ -5,7 +5,7 @@ import type { AnyDatasetEvent } from './datasets/events.ts';
 import type { AnyExperimentEvent } from './experiments/events.ts';
 import type { UserEvent } from './identity/events.ts';
 import type { UniqueValueEvent } from './identity/uniqueValueDecider.ts';
-import type { ProjectionDecisionEvent } from './operations/projectionEventSkipped.ts';
+import type { ProjectionDecisionEvent } from './operations/events.ts';
 import type { ProjectEvent } from './projects/events.ts';
 import type { PromptEvent, PromptLabelEvent } from './prompts/events.ts';
 import type { PriceEvent } from './prices/events.ts';

@@ -1,5 +1,5 @@
 import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from 'slonik';
-import { createPostgresSealInputs } from '../domain/audit/postgresSealInputs.ts';
+import { createPostgresSealInputs } from '../domain/eventstore/postgresSealInputs.ts';
 import type { SealInputSource } from '../domain/audit/sealInputSource.ts';
 import { createStoreSealInputs } from '../domain/audit/storeSealInputs.ts';
 import { createKurrentEventStore } from '../domain/eventstore/kurrentEventStore.ts';

@@ -1,40 +1,10 @@
-import { NAME_MAX_BYTES, storableText } from '../tracing/storable.ts';
+import { NAME_MAX_BYTES, storableText } from '../shared/storableText.ts';
 import { NOTE_NAME } from './annotationRecord.ts';
+import type { AnnotationConfigData, OptimizationDirection } from './events.ts';
 
-export type OptimizationDirection = 'MINIMIZE' | 'MAXIMIZE' | 'NONE';
+export type { AnnotationConfigData, AnnotationConfigType, OptimizationDirection } from './events.ts';
+
 export const OPTIMIZATION_DIRECTIONS: readonly OptimizationDirection[] = ['MINIMIZE', 'MAXIMIZE', 'NONE'];
-
-export type AnnotationConfigType = 'CATEGORICAL' | 'CONTINUOUS' | 'FREEFORM';
-
-/**
- * What an annotator may answer for a name: a label from a list (categorical), a score in a range
- * (continuous), or free text (freeform). The UI draws its controls from it.
- */
-export type AnnotationConfigData =
-  | {
-      readonly type: 'CATEGORICAL';
-      readonly name: string;
-      readonly description: string | null;
-      readonly optimizationDirection: OptimizationDirection;
-      readonly values: readonly { readonly label: string; readonly score: number | null }[];
-    }
-  | {
-      readonly type: 'CONTINUOUS';
-      readonly name: string;
-      readonly description: string | null;
-      readonly optimizationDirection: OptimizationDirection;
-      readonly lowerBound: number | null;
-      readonly upperBound: number | null;
-    }
-  | {
-      readonly type: 'FREEFORM';
-      readonly name: string;
-      readonly description: string | null;
-      readonly optimizationDirection: OptimizationDirection | null;
-      readonly threshold: number | null;
-      readonly lowerBound: number | null;
-      readonly upperBound: number | null;
-    };
 
 const tooLong = (s: string, max: number) => Buffer.byteLength(s, 'utf8') > max;
 const DESCRIPTION_MAX_BYTES = 65_536;

@@ -1,5 +1,5 @@
-import type { JsonObject, JsonValue } from '../tracing/jsonValue.ts';
-import { MAX_DEPTH, NAME_MAX_BYTES, storableName, storableText, TOO_DEEP } from '../tracing/storable.ts';
+import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import { MAX_DEPTH, NAME_MAX_BYTES, storableName, storableText, TOO_DEEP } from '../shared/storableText.ts';
 import { ANNOTATOR_KINDS, type AnnotationRecord, type AnnotationTarget, type AnnotatorKind } from './events.ts';
 
 /** A problem with one field of one annotation: `path` is relative to the annotation (`result.score`). */

@@ -1,8 +1,10 @@
-import { inFirstOrder } from '../inFirstOrder.ts';
+import { inFirstOrder } from '../shared/inFirstOrder.ts';
 import { annotationKey } from './annotationKey.ts';
 import { distinctAnnotations } from './distinctAnnotations.ts';
 import { storableAnnotation } from './annotationRecord.ts';
-import type { AnnotationRecord, AnnotationsRecorded } from './events.ts';
+import type { AnnotationRecord, AnnotationsRecorded, ErasedAnnotation } from './events.ts';
+
+export type { ErasedAnnotation };
 
 /** What an erasure takes annotations off: span (and their documents'), trace and session ids. */
 export type AnnotationTargets = {
@@ -17,17 +19,6 @@ export const isOnErased = (a: Pick<AnnotationRecord, 'target' | 'targetId'>, t: 
     : a.target === 'trace'
       ? t.traceIds.has(a.targetId)
       : a.target === 'session' && t.sessionIds.has(a.targetId);
-
-/**
- * What stays of an annotation removed from an `AnnotationsRecorded` event (retention, erasure):
- * only where it was, `at`, its slot among the event's annotations as the projector first met them
- * (`distinctAnnotations`: one per upsert key, in the order of their last occurrence). Nothing of its
- * content, not even its name or target. The projector hands out one row id per slot, so a rebuild
- * must count the removed ones too to give every later annotation the id it has live.
- * Events rewritten before stubs existed have none: their rebuild numbers later annotations from a
- * lower id, and nothing can restore that now (the content is gone); only new removals keep ids.
- */
-export type ErasedAnnotation = { readonly at: number };
 
 /** One slot of an event's annotations in the projector's order: an annotation, or where a removed one was. */
 export type AnnotationSlot<A> =

@@ -1,7 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject } from '../tracing/jsonValue.ts';
-import type { AnnotationConfigData } from './annotationConfig.ts';
-import type { ErasedAnnotation } from './erasedAnnotations.ts';
+import type { JsonObject } from '../shared/jsonValue.ts';
 
 export type AnnotatorKind = 'HUMAN' | 'LLM' | 'CODE';
 export const ANNOTATOR_KINDS: readonly AnnotatorKind[] = ['HUMAN', 'LLM', 'CODE'];
@@ -99,3 +97,48 @@ export type AnnotationConfigEvent =
   | AnnotationConfigUnassigned;
 
 export type AnnotationEvent = AnnotationsRecorded | AnnotationsDeleted | AnnotationsRemoved | AnnotationConfigEvent;
+
+export type OptimizationDirection = 'MINIMIZE' | 'MAXIMIZE' | 'NONE';
+
+export type AnnotationConfigType = 'CATEGORICAL' | 'CONTINUOUS' | 'FREEFORM';
+
+/**
+ * What an annotator may answer for a name: a label from a list (categorical), a score in a range
+ * (continuous), or free text (freeform). The UI draws its controls from it.
+ */
+export type AnnotationConfigData =
+  | {
+      readonly type: 'CATEGORICAL';
+      readonly name: string;
+      readonly description: string | null;
+      readonly optimizationDirection: OptimizationDirection;
+      readonly values: readonly { readonly label: string; readonly score: number | null }[];
+    }
+  | {
+      readonly type: 'CONTINUOUS';
+      readonly name: string;
+      readonly description: string | null;
+      readonly optimizationDirection: OptimizationDirection;
+      readonly lowerBound: number | null;
+      readonly upperBound: number | null;
+    }
+  | {
+      readonly type: 'FREEFORM';
+      readonly name: string;
+      readonly description: string | null;
+      readonly optimizationDirection: OptimizationDirection | null;
+      readonly threshold: number | null;
+      readonly lowerBound: number | null;
+      readonly upperBound: number | null;
+    };
+
+/**
+ * What stays of an annotation removed from an `AnnotationsRecorded` event (retention, erasure):
+ * only where it was, `at`, its slot among the event's annotations as the projector first met them
+ * (`distinctAnnotations`: one per upsert key, in the order of their last occurrence). Nothing of its
+ * content, not even its name or target. The projector hands out one row id per slot, so a rebuild
+ * must count the removed ones too to give every later annotation the id it has live.
+ * Events rewritten before stubs existed have none: their rebuild numbers later annotations from a
+ * lower id, and nothing can restore that now (the content is gone); only new removals keep ids.
+ */
+export type ErasedAnnotation = { readonly at: number };

@@ -1,6 +1,6 @@
 import { DomainError } from '../errors.ts';
 import { textProblem } from '../identity/textRule.ts';
-import { LATEST_STORABLE_MS as LATEST_EXPIRY } from '../storableTime.ts';
+import { LATEST_STORABLE_MS as LATEST_EXPIRY } from '../shared/storableTime.ts';
 
 export const API_KEY_NAME_MAX_LENGTH = 256;
 export const API_KEY_DESCRIPTION_MAX_LENGTH = 4096;

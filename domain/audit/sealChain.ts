@@ -11,7 +11,7 @@ export const GENESIS_SEAL: Buffer = Buffer.alloc(32);
  * sha256(u32 len ‖ id ‖ u32 len ‖ stream ‖ u32 revision ‖ u32 len ‖ type): each string
  * length-prefixed (UTF-8), so that no two different headers feed the same bytes to the hash.
  * Written into one buffer and hashed once. Verify on Postgres/PGlite has the database compute the
- * same bytes (projections/audit/postgresChainEvents.ts): change both together.
+ * same bytes (domain/eventstore/postgresChainEvents.ts): change both together.
  */
 const headerHash = (e: SealInput): Buffer => {
   const [id, stream, type] = [Buffer.byteLength(e.id), Buffer.byteLength(e.stream), Buffer.byteLength(e.type)];

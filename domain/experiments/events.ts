@@ -1,6 +1,6 @@
 import type { AnnotatorKind } from '../annotations/events.ts';
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject, JsonValue } from '../tracing/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
 
 /**
  * Events of one experiment's stream (`experiment-<experimentId>`). The examples it runs over are

@@ -3,7 +3,7 @@ import { storableMetadata } from '../annotations/annotationRecord.ts';
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { checkName } from '../datasets/storableExample.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../tracing/storable.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
 import type { RecordExperimentEvaluation } from './commands.ts';
 import type { ExperimentEvaluationRecorded } from './events.ts';
 

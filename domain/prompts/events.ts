@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject } from '../tracing/jsonValue.ts';
+import type { JsonObject } from '../shared/jsonValue.ts';
 import type { PromptVersionData } from './promptVersion.ts';
 
 /**

@@ -1,4 +1,5 @@
-import type { TemplateFormat } from './promptVersion.ts';
+export const TEMPLATE_FORMATS = ['MUSTACHE', 'F_STRING', 'NONE'] as const;
+export type TemplateFormat = (typeof TEMPLATE_FORMATS)[number];
 
 /** A template's variables in order of first use, or what is wrong with it (naming the character). */
 export type TemplateParse = { readonly variables: readonly string[] } | { readonly problem: string };

@@ -1,6 +1,8 @@
-import type { JsonObject, JsonValue } from '../tracing/jsonValue.ts';
-import { MAX_DEPTH, MESSAGE_MAX_BYTES, storableText } from '../tracing/storable.ts';
-import { templateVariables } from './promptTemplate.ts';
+import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import { MAX_DEPTH, MESSAGE_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import { TEMPLATE_FORMATS, type TemplateFormat, templateVariables } from './promptTemplate.ts';
+
+export { TEMPLATE_FORMATS, type TemplateFormat };
 
 export const MODEL_PROVIDERS = [
   'OPENAI',
@@ -22,8 +24,6 @@ export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
 export const TEMPLATE_TYPES = ['CHAT', 'STR'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
-export const TEMPLATE_FORMATS = ['MUSTACHE', 'F_STRING', 'NONE'] as const;
-export type TemplateFormat = (typeof TEMPLATE_FORMATS)[number];
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'model', 'ai', 'tool', 'system', 'developer'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];

@@ -1,6 +1,6 @@
 import { storableJson, storableMetadata } from '../annotations/annotationRecord.ts';
-import type { JsonObject } from '../tracing/jsonValue.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../tracing/storable.ts';
+import type { JsonObject } from '../shared/jsonValue.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
 import {
   MODEL_PROVIDERS,
   TEMPLATE_FORMATS,

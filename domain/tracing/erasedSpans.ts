@@ -1,17 +1,10 @@
-import { inFirstOrder } from '../inFirstOrder.ts';
+import { inFirstOrder } from '../shared/inFirstOrder.ts';
 import { genAiSessionId } from './openInferenceFromGenAi.ts';
 import type { SpanRecord } from './spanRecord.ts';
-import { storableName } from './storable.ts';
-import type { SpansIngestedData } from './events.ts';
+import { storableName } from '../shared/storableText.ts';
+import type { ErasedSpan, SpansIngestedData } from './events.ts';
 
-/**
- * What stays of a span removed from a `SpansIngested` event (retention, erasure): where it was in
- * the event (`at`, its index among all the event's spans as first stored), its trace and its
- * session id. Nothing of its content. The projectors hand out row ids and attach traces to
- * sessions in the order they meet spans, so a rebuild must meet the removed ones too (without
- * building rows for them) to give every remaining row the id it has live.
- */
-export type ErasedSpan = { readonly at: number; readonly traceId: string; readonly sessionId: string | null };
+export type { ErasedSpan };
 
 /** One entry per span of the event as first stored, in that order: a span, or what stays of a removed one. */
 export type SpanSlot<S> = { readonly span: S; readonly erased?: undefined } | { readonly span?: undefined; readonly erased: ErasedSpan };

@@ -1,5 +1,4 @@
 import type { DomainEvent } from '../decider.ts';
-import type { ErasedSpan } from './erasedSpans.ts';
 import type { SpanBatch } from './spanRecord.ts';
 
 /**
@@ -46,3 +45,12 @@ export type TracesExpired = DomainEvent<
 export type TelemetryDeletionEvent = SpanDeleted | TraceDeleted | SessionDeleted | TracesExpired;
 
 export type TracingEvent = SpansIngested | TelemetryDeletionEvent;
+
+/**
+ * What stays of a span removed from a `SpansIngested` event (retention, erasure): where it was in
+ * the event (`at`, its index among all the event's spans as first stored), its trace and its
+ * session id. Nothing of its content. The projectors hand out row ids and attach traces to
+ * sessions in the order they meet spans, so a rebuild must meet the removed ones too (without
+ * building rows for them) to give every remaining row the id it has live.
+ */
+export type ErasedSpan = { readonly at: number; readonly traceId: string; readonly sessionId: string | null };

@@ -5,7 +5,8 @@ import { openLlmetryAttributes } from './openLlmetryAttributes.ts';
 import { plainAttributes, typedOf } from './plainAttributes.ts';
 import { SESSION_ID_KEY, sessionIdOf } from './sessionId.ts';
 import type { SpanRecord } from './spanRecord.ts';
-import { storableAttributes, storableName } from './storable.ts';
+import { storableName } from '../shared/storableText.ts';
+import { storableAttributes } from './storable.ts';
 import { vercelAiAttributes } from './vercelAiAttributes.ts';
 
 /**

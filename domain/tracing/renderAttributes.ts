@@ -1,6 +1,6 @@
 import type { Attributes, AttributeValue } from './attributes.ts';
-import type { JsonObject, JsonValue } from './jsonValue.ts';
-import { MAX_DEPTH, storableText, TOO_DEEP } from './storable.ts';
+import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import { MAX_DEPTH, storableText, TOO_DEEP } from '../shared/storableText.ts';
 
 /**
  * Span attributes as Phoenix shows them over REST (docs/reference/rest-facts.md §1.4, §5.1): flat dotted keys with

@@ -9,6 +9,17 @@ import {
   type SpanRecord,
   type SpanStatusCode,
 } from './spanRecord.ts';
+import {
+  clampBig,
+  clippedText,
+  MAX_DEPTH,
+  MESSAGE_MAX_BYTES,
+  NAME_MAX_BYTES,
+  storableName,
+  storableNanos,
+  storableText,
+  TOO_DEEP,
+} from '../shared/storableText.ts';
 
 /**
  * What a stored span may hold: the one place that decides it. Ingest (OTLP protobuf, JSON, gRPC
@@ -33,50 +44,11 @@ import {
  * Project names are cut the same way here; ingest refuses an over-long one instead (see
  * `domain/projects/projectName.ts`), so the cut only ever applies to events already in the log.
  */
-export const NAME_MAX_BYTES = 1024;
-export const MESSAGE_MAX_BYTES = 65_536;
-export const MAX_DEPTH = 32;
-export const TOO_DEEP = `[nested more than ${MAX_DEPTH} levels deep]`;
 export const TOO_DEEP_VALUE: AttributeValue = { str: TOO_DEEP };
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-const ELLIPSIS = '…';
-
-/**
- * The string with U+0000 and unpaired surrogates replaced by U+FFFD; the same string when clean.
- * The check runs on every string of every span, twice (ingest and projection): `includes` and
- * `isWellFormed` are native scans, ten times faster than a regular expression over the same text.
- */
-export const storableText = (s: string): string =>
-  s.includes('\u0000') || !s.isWellFormed() ? s.replaceAll('\u0000', '\ufffd').replace(LONE_SURROGATE, '\ufffd') : s;
-
-/**
- * `storableText`, cut to at most `maxBytes` of UTF-8 (on a code point boundary, ending in "…").
- * A string of at most maxBytes / 3 characters always fits, so the byte count is only taken then.
- */
-export const clippedText = (s: string, maxBytes: number): string => {
-  const clean = storableText(s);
-  if (clean.length * 3 <= maxBytes || Buffer.byteLength(clean, 'utf8') <= maxBytes) return clean;
-  const budget = maxBytes - Buffer.byteLength(ELLIPSIS, 'utf8');
-  let bytes = 0;
-  let end = 0;
-  for (const ch of clean) {
-    const size = Buffer.byteLength(ch, 'utf8');
-    if (bytes + size > budget) break;
-    bytes += size;
-    end += ch.length;
-  }
-  return `${clean.slice(0, end)}${ELLIPSIS}`;
-};
-
-export const storableName = (s: string): string => clippedText(s, NAME_MAX_BYTES);
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
 const DIGITS = /^-?\d+$/;
-
-const clampBig = (n: bigint, min: bigint, max: bigint): bigint => (n < min ? min : n > max ? max : n);
 
 /** An int64 as its decimal string; numbers out of range are clamped to it. */
 const int64Text = (v: unknown): string | null => {
@@ -88,16 +60,6 @@ const int64Text = (v: unknown): string | null => {
     return text === v ? v : text;
   }
   return null;
-};
-
-/** Unix nanoseconds as a uint64 decimal string; anything else is "0" (the epoch). */
-export const storableNanos = (v: unknown): string => {
-  if (typeof v === 'string' && /^\d+$/.test(v)) {
-    const n = BigInt(v);
-    return n > UINT64_MAX ? UINT64_MAX.toString() : n.toString() === v ? v : n.toString();
-  }
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return clampBig(BigInt(Math.trunc(v)), 0n, UINT64_MAX).toString();
-  return '0';
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { deriveAuditKey } from '../../domain/audit/auditKey.ts';
-import { createPostgresSealInputs } from '../../domain/audit/postgresSealInputs.ts';
+import { createPostgresSealInputs } from '../../domain/eventstore/postgresSealInputs.ts';
 import { verifyChain } from '../../domain/audit/verifyChain.ts';
 import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
 import type { NewEvent } from '../../domain/eventstore/types.ts';

@@ -1,8 +1,9 @@
 import type { CommonQueryMethods } from 'slonik';
 import type { ChainReader } from '../../domain/audit/verifyChain.ts';
-import { readChainEvents, typeAndStream } from './postgresChainEvents.ts';
-import { positionOfEvent, readCheckpoints, readSealHeads, sealOfEvent } from './sealStore.ts';
-import { removalRecordAt } from './removalRecord.ts';
+import { readChainEvents, typeAndStream } from '../../domain/eventstore/postgresChainEvents.ts';
+import { positionOfEvent } from '../../domain/eventstore/postgresEventPosition.ts';
+import { readCheckpoints, readSealHeads, sealOfEvent } from './sealStore.ts';
+import { removalRecordAt } from '../../domain/eventstore/postgresRemovalRecord.ts';
 
 /**
  * `loupe audit verify` on the Postgres/PGlite log and the seals beside it. Pages of the log are

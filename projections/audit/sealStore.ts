@@ -94,7 +94,7 @@ const ID = 36;
 /**
  * Seals strictly after `after` without their part hashes: what verify walks (`sealOfEvent` has the
  * rest). A page in one row of columns holding the page's values end to end, as verify reads the log
- * (projections/audit/postgresChainEvents.ts says why): tx ‖ seq ‖ ordinal (8 bytes each), the event
+ * (domain/eventstore/postgresChainEvents.ts says why): tx ‖ seq ‖ ordinal (8 bytes each), the event
  * ids, the seals. A seal that is not 32 bytes (edited) comes as 32 zero bytes, which no HMAC gives:
  * it fails as it would whole.
  */
@@ -117,7 +117,7 @@ export const readSealHeads = async (db: CommonQueryMethods, after: Position, lim
   let previous = after;
   for (let i = 0; i < count; i++) {
     const position = { tx: positions.readBigInt64BE(i * 24), seq: positions.readBigInt64BE(i * 24 + 8) };
-    // One aggregate per column over the sorted page (see postgresChainEvents.ts): checked, not assumed.
+    // One aggregate per column over the sorted page (see domain/eventstore/postgresChainEvents.ts): checked, not assumed.
     if (position.tx < previous.tx || (position.tx === previous.tx && position.seq <= previous.seq)) {
       throw new Error('audit verify: the page of seals read back is out of order; nothing was judged');
     }
@@ -136,15 +136,6 @@ export const readSealHeads = async (db: CommonQueryMethods, after: Position, lim
 export const sealOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<SealRecord | null> => {
   const r = await db.maybeOne(sql.type(sealRow)`SELECT ${sealColumns} FROM audit_seals WHERE event_id = ${eventId}::uuid LIMIT 1`);
   return r ? toSeal(r) : null;
-};
-
-const eventPosition = z.object({ tx: z.string(), seq: z.bigint() });
-
-/** Where the log holds an event now (by its unique id), or null. */
-export const positionOfEvent = async (db: CommonQueryMethods, eventId: string): Promise<Position | null> => {
-  const r = await db.maybeOne(sql.type(eventPosition)`
-    SELECT transaction_id::text AS tx, global_position AS seq FROM events WHERE event_id = ${eventId}::uuid`);
-  return r ? { tx: BigInt(r.tx), seq: r.seq } : null;
 };
 
 const hex = (bs: readonly Buffer[]) => bs.map((b) => b.toString('hex'));

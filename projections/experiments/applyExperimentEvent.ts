@@ -4,8 +4,8 @@ import { storableJson } from '../../domain/annotations/annotationRecord.ts';
 import { ANNOTATOR_KINDS } from '../../domain/annotations/events.ts';
 import { storableDatasetName, storableDescription, storableObject, uuidOrNull } from '../../domain/datasets/storableExample.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { storableTime } from '../../domain/storableTime.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/tracing/storable.ts';
+import { storableTime } from '../../domain/shared/storableTime.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/shared/storableText.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

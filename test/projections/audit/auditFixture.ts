@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import { deriveAuditKey, type AuditKey } from '../../../domain/audit/auditKey.ts';
-import { createPostgresSealInputs } from '../../../domain/audit/postgresSealInputs.ts';
+import { createPostgresSealInputs } from '../../../domain/eventstore/postgresSealInputs.ts';
 import { verifyChain, type VerifyReport } from '../../../domain/audit/verifyChain.ts';
 import type { EventStore } from '../../../domain/eventstore/types.ts';
 import { createSealer } from '../../../projections/audit/createSealer.ts';

@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { createPostgresSealInputs } from '../../../domain/audit/postgresSealInputs.ts';
+import { createPostgresSealInputs } from '../../../domain/eventstore/postgresSealInputs.ts';
 import { createPostgresEventStore } from '../../../domain/eventstore/postgresEventStore.ts';
 import { untilVisible } from '../../../projections/reactors/reactorRunner.ts';
 import { createSealer } from '../../../projections/audit/createSealer.ts';

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { CONTENT_REMOVED, REMOVALS_STREAM } from '../../domain/eventstore/types.ts';
+import { CONTENT_REMOVED, REMOVALS_STREAM } from './types.ts';
 
 const recordRow = z.object({ stream: z.string(), type: z.string(), erased: z.unknown() });
 const listed = z.array(z.object({ id: z.string() }).passthrough());

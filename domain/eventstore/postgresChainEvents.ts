@@ -1,9 +1,9 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { byteaColumn } from '../../domain/audit/byteaColumn.ts';
-import type { ChainEvent } from '../../domain/audit/verifyChain.ts';
-import { readableHorizon } from '../../domain/eventstore/readableHorizon.ts';
-import type { Position } from '../../domain/eventstore/types.ts';
+import { byteaColumn } from '../audit/byteaColumn.ts';
+import type { ChainEvent } from '../audit/verifyChain.ts';
+import { readableHorizon } from './readableHorizon.ts';
+import type { Position } from './types.ts';
 
 const page = z.object({
   count: z.number(),

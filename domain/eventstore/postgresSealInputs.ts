@@ -1,10 +1,10 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { readableHorizon } from '../eventstore/readableHorizon.ts';
-import type { Position } from '../eventstore/types.ts';
-import type { SealInputSource } from './sealInputSource.ts';
-import { byteaColumn } from './byteaColumn.ts';
-import { canonicalMetadata } from './sealInput.ts';
+import { readableHorizon } from './readableHorizon.ts';
+import type { Position } from './types.ts';
+import type { SealInputSource } from '../audit/sealInputSource.ts';
+import { byteaColumn } from '../audit/byteaColumn.ts';
+import { canonicalMetadata } from '../audit/sealInput.ts';
 
 const row = z.object({
   id: z.string(),

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.ts';
+import { DomainError } from '../errors.ts';
 
 /**
  * The one rule for every time a command or query takes: an instant from 0001-01-01 to 9999-12-31
