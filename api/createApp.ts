@@ -12,13 +12,15 @@ import { allRoutes } from './routes.ts';
 export type App = { readonly koa: Koa; readonly routes: readonly RouteDef[] };
 
 /** Builds the Koa app; never listens (tests mount it on a random port, ops/serve on the configured one). */
-export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps)): App => {
+/** `fallback` answers what no route did (the web UI's not-found page for a browser). */
+export const createApp = (deps: AppDeps, routes: readonly RouteDef[] = allRoutes(deps), fallback?: Koa.Middleware): App => {
   // X-Forwarded-* only when the operator says a proxy sets them (SERVICE_TRUST_PROXY).
   const koa = new Koa({ proxy: deps.settings.auth.trustProxy });
   koa.silent = true; // errors are logged once, by the error middleware, with the request id
   if (deps.metrics) koa.use(httpMetrics(deps.metrics));
   koa.use(requestContext(deps.logger, deps.settings.serverVersion));
   koa.use(errorMiddleware());
+  if (fallback) koa.use(fallback);
   const csrf = csrfMiddleware(deps.settings.auth.csrfTrustedOrigins, deps.settings.rootPath);
   if (csrf !== null) koa.use(csrf);
   const router = mountRoutes(routes, {

@@ -10,7 +10,7 @@ import { healthRoutes } from '../api/health.ts';
 import { createMetrics } from '../api/metrics/metrics.ts';
 import { metricsRoutes } from '../api/metrics/metricsRoutes.ts';
 import { allRoutes } from '../api/routes.ts';
-import { uiRoutes } from '../api/ui/serveUi.ts';
+import { uiNotFound, uiRoutes } from '../api/ui/serveUi.ts';
 import { grpcAuthenticate } from '../api/identity/grpcAuthenticate.ts';
 import { loadProjectAccess } from '../api/http/projectAccess.ts';
 import type { Principal } from '../domain/access/principal.ts';
@@ -238,14 +238,15 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // Filled in once the OTLP listeners have their ports (port 0 picks one).
     let otlpPorts: { http: number; grpc: number } | null = null;
     // The web UI last: its page paths never shadow an API route.
-    const ui = uiRoutes(deps, {
+    const uiOptions = {
       otlpPorts: () => otlpPorts,
       defaultProjectName: config.projects.defaultName,
       distDir: fileURLToPath(new URL('../ui/dist', import.meta.url)),
       managementUrl: config.auth.managementUrl,
       managementAdmins: config.auth.admins.map((admin) => admin.email),
-    });
-    const app = createApp(deps, [...allRoutes(deps), ...metricsRoutes(metrics), ...otlp, ...ui]);
+    };
+    const ui = uiRoutes(deps, uiOptions);
+    const app = createApp(deps, [...allRoutes(deps), ...metricsRoutes(metrics), ...otlp, ...ui], uiNotFound(deps, uiOptions));
     // The dedicated OTLP port serves /v1/traces at its root, whatever the UI's root path.
     const otlpApp = createApp({ ...deps, settings: { ...deps.settings, rootPath: '' } }, [...healthRoutes(deps), ...otlp]);
 

@@ -22,16 +22,10 @@ const escapeAttribute = (value: string): string =>
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Loupe</title>
 <p>The web UI is not built. Run <code>npm run build:ui</code> (or <code>npm start</code>, which builds it) and reload.</p>`;
 
-/**
- * The single-page app: index.html for the app's paths (with the runtime config in a meta tag and
- * asset links under the root path), hashed assets with immutable caching, a config endpoint for
- * `npm run dev:ui`. All public, like /healthz: the page itself holds no data; the API it calls is
- * where access is decided.
- */
-export const uiRoutes = (deps: AppDeps, options: UiOptions): RouteDef[] => {
+/** index.html with the runtime config, re-read after a rebuild; a page before `npm run build:ui`. */
+const indexPage = (deps: AppDeps, options: UiOptions) => {
   const rootPath = deps.settings.rootPath;
   const indexPath = join(options.distDir, 'index.html');
-  const gzipped = new Map<string, Buffer>();
   let template: { mtimeMs: number; html: string } | null = null;
 
   /** index.html as built, with its relative links made absolute under the root path. Re-read after a rebuild. */
@@ -58,6 +52,40 @@ export const uiRoutes = (deps: AppDeps, options: UiOptions): RouteDef[] => {
     const config = JSON.stringify(await uiConfigFor(ctx, deps, options));
     ctx.body = html.replace('<meta name="loupe-config" content="" />', `<meta name="loupe-config" content="${escapeAttribute(config)}" />`);
   };
+  return serveIndex;
+};
+
+/**
+ * A browser asking for a path that is no page of the app (`/nope/nothing`, a mistyped link) gets
+ * the app with status 404, whose router shows its not-found page, instead of the API's JSON. Only
+ * a GET nothing answered, under the root path, outside the API, from a client that prefers HTML
+ * (a browser's navigation): API clients keep the JSON 404. Mounted after every route.
+ */
+export const uiNotFound = (deps: AppDeps, options: UiOptions): Koa.Middleware => {
+  const serveIndex = indexPage(deps, options);
+  const rootPath = deps.settings.rootPath;
+  const API = /^\/(v1|graphql|auth|healthz|metrics|assets)(\/|$)/;
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method !== 'GET' || ctx.status !== 404 || ctx.body !== undefined) return;
+    if (rootPath && ctx.path !== rootPath && !ctx.path.startsWith(`${rootPath}/`)) return;
+    const local = ctx.path.slice(rootPath.length) || '/';
+    if (API.test(local) || ctx.accepts('json', 'html') !== 'html') return;
+    await serveIndex(ctx);
+    if (ctx.status === 200) ctx.status = 404;
+  };
+};
+
+/**
+ * The single-page app: index.html for the app's paths (with the runtime config in a meta tag and
+ * asset links under the root path), hashed assets with immutable caching, a config endpoint for
+ * `npm run dev:ui`. All public, like /healthz: the page itself holds no data; the API it calls is
+ * where access is decided.
+ */
+export const uiRoutes = (deps: AppDeps, options: UiOptions): RouteDef[] => {
+  const rootPath = deps.settings.rootPath;
+  const serveIndex = indexPage(deps, options);
+  const gzipped = new Map<string, Buffer>();
 
   /** The login page, unless an auto-login provider takes the browser straight to its sign-in. */
   const loginPage = async (ctx: Koa.Context) => {

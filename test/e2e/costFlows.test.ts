@@ -176,17 +176,27 @@ test('an experiment’s cost (its runs’ traces) is in the Experiments tab, sor
   };
   const cheap = await experiment('mini-baseline', [traces[0]!, traces[3]!]);
   const dear = await experiment('sonnet-candidate', [traces[1]!, traces[4]!]);
+  const { data: unrun } = await api(server, `/v1/datasets/${up.dataset_id}/experiments`, { name: 'never-run' });
 
   const { page, problems } = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+  const runReads: string[] = [];
+  page.on('request', (request) => {
+    if (/\/v1\/experiments\/[^/]+\/json/.test(request.url())) runReads.push(decodeURIComponent(request.url()));
+  });
   await page.goto(server.href(`/datasets/${encodeURIComponent(up.dataset_id)}?tab=experiments`));
   await page.getByTestId('experiment-row').nth(1).waitFor();
   const costOf = (name: string) =>
     page.locator(`[data-testid=experiment-row][data-name=${name}] [data-testid=experiment-cost]`).innerText();
   assert.is(await costOf('mini-baseline'), usdText(cheap));
   assert.is(await costOf('sonnet-candidate'), usdText(dear));
+  // An experiment without runs says it never ran, and its runs are not asked for (they would be a 404).
+  const neverRan = page.locator('[data-testid=experiment-row][data-name=never-run] [data-testid=run-count]');
+  assert.is((await neverRan.innerText()).trim(), 'never ran');
+  assert.is(runReads.length, 2, runReads.join(' '));
+  assert.not.ok(runReads.some((url) => url.includes(unrun.id)));
   await page.getByRole('button', { name: /^Cost/ }).click();
   const order = () => page.getByTestId('experiment-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
-  assert.equal(await order(), ['sonnet-candidate', 'mini-baseline'], 'most expensive first');
+  assert.equal(await order(), ['sonnet-candidate', 'mini-baseline', 'never-run'], 'most expensive first, the one without a cost last');
   await screenshot(page, 'costs-experiments-tab');
 
   await page.getByLabel('Compare mini-baseline').check();

@@ -370,6 +370,15 @@ test('with auth off, settings hold the secrets only, and a deep link survives a 
   // An unknown app path shows the app's not-found page
   await page.goto(server.href('/projects/x/y/z'));
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  // So does any unknown path a browser opens (a 404 with the app, not the API's JSON) ...
+  const response = await page.goto(server.href('/nope/nothing'));
+  assert.is(response?.status(), 404);
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  await screenshot(page, 'not-found');
+  // ... while an API client still gets the JSON 404
+  const api = await fetch(server.href('/nope/nothing'));
+  assert.is(api.status, 404);
+  assert.is(((await api.json()) as { code: string }).code, 'route_not_found');
   assert.equal(unexpectedProblems(problems), []);
   await context.close();
 });
