@@ -72,7 +72,7 @@ export const uiNotFound = (deps: AppDeps, options: UiOptions): Koa.Middleware =>
     const local = ctx.path.slice(rootPath.length) || '/';
     if (API.test(local) || ctx.accepts('json', 'html') !== 'html') return;
     await serveIndex(ctx);
-    if (ctx.status === 200) ctx.status = 404;
+    if ((ctx.status as number) === 200) ctx.status = 404; // not the 503 of an unbuilt UI
   };
 };
 
