@@ -44,7 +44,8 @@ export class TraceRetentionPolicyResolver {
   @FieldResolver(() => ProjectConnection, { description: 'The projects that have this policy, by name' })
   async projects(@Root() policy: ProjectTraceRetentionPolicy, @Ctx() ctx: GraphqlContext) {
     const rows = [];
-    for (const rowid of policy.projectRowids) {
+    // A restricted project the caller has no grant on is not among them.
+    for (const rowid of policy.projectRowids.filter((r) => !ctx.access.hidden.includes(r))) {
       const row = await findProjectById(ctx.deps.pool, rowid);
       if (row !== null) rows.push(row);
     }

@@ -22,12 +22,13 @@ export const traceRetentionRunJson = (run: TraceRetentionRunRow | null) =>
         removed: { traces: run.removed_traces, spans: run.removed_spans, annotations: run.removed_annotations },
       };
 
-export const traceRetentionPolicyJson = (row: TraceRetentionPolicyRow) => ({
+/** `hidden`: restricted projects the caller has no grant on (ProjectAccess.hidden), never listed. */
+export const traceRetentionPolicyJson = (row: TraceRetentionPolicyRow, hidden: readonly number[] = []) => ({
   id: globalIdOf(POLICY_TYPE, row.id),
   name: row.name,
   max_days: row.max_days,
   max_traces: row.max_traces,
-  projects: row.projects.map((p) => ({ id: globalIdOf('Project', p.id), name: p.name })),
+  projects: row.projects.filter((p) => !hidden.includes(p.id)).map((p) => ({ id: globalIdOf('Project', p.id), name: p.name })),
   created_at: iso(row.created_at)!,
   updated_at: iso(row.updated_at)!,
   last_run: traceRetentionRunJson(row.last_run),

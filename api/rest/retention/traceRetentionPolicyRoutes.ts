@@ -76,11 +76,14 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/trace_retention_policies',
-      handler: async () => ({
-        data: (await listTraceRetentionPolicies(deps.pool)).map(traceRetentionPolicyJson),
-        next_cursor: null,
-        default_policy: await defaultPolicyJson(deps),
-      }),
+      handler: async ({ access }) => {
+        const { hidden } = await access();
+        return {
+          data: (await listTraceRetentionPolicies(deps.pool)).map((p) => traceRetentionPolicyJson(p, hidden)),
+          next_cursor: null,
+          default_policy: await defaultPolicyJson(deps),
+        };
+      },
     }),
 
     route({
@@ -104,7 +107,9 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/trace_retention_policies/:policy_id',
-      handler: async ({ params }) => ({ data: traceRetentionPolicyJson(await resolveTraceRetentionPolicy(deps.pool, params.policy_id!)) }),
+      handler: async ({ params, access }) => ({
+        data: traceRetentionPolicyJson(await resolveTraceRetentionPolicy(deps.pool, params.policy_id!), (await access()).hidden),
+      }),
     }),
 
     route({

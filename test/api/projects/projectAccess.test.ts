@@ -216,6 +216,27 @@ test('a member without a grant sees the open project, not the restricted one, in
     assert.is(node.body.data?.node ?? null, null, `node(${id})`);
     namesNothing(ctx, node, 'node(id:)', false);
   }
+  // A retention policy the restricted project has is listed without it.
+  const policy = await callAs(server, 'POST', '/v1/trace_retention_policies', {
+    as: ctx.admin,
+    json: { name: 'keep 1000', max_traces: 1000 },
+  });
+  assert.is(policy.status, 201, JSON.stringify(policy.body));
+  const assigned = await callAs(server, 'PUT', `/v1/projects/${SECRET}/trace_retention_policy`, {
+    as: ctx.admin,
+    json: { policy_id: policy.body.data.id },
+  });
+  assert.is(assigned.status, 200, JSON.stringify(assigned.body));
+  const policies = await callAs(server, 'GET', '/v1/trace_retention_policies', { as: outsider });
+  assert.is(policies.status, 200);
+  namesNothing(ctx, policies, 'GET /v1/trace_retention_policies');
+  const graphPolicies = await gql(
+    server,
+    outsider,
+    '{ projectTraceRetentionPolicies { edges { node { name projects { edges { node { name } } } } } } }',
+  );
+  assert.ok(JSON.stringify(graphPolicies.body).includes('keep 1000'), JSON.stringify(graphPolicies.body));
+  namesNothing(ctx, graphPolicies, 'GraphQL projectTraceRetentionPolicies');
   const bySpan = await gql(server, outsider, 'query($s: String!) { getSpanByOtelId(spanId: $s) { name } }', { s: secret.spanId });
   assert.is(bySpan.body.data.getSpanByOtelId, null);
   const byName = await gql(server, outsider, 'query($n: String!) { getProjectByName(name: $n) { name } }', { n: SECRET });
