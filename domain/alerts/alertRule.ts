@@ -1,64 +1,17 @@
-import type { EncryptedValue } from '../secrets/crypto.ts';
-
-/** What a rule watches, over its window. Latencies are of root spans (a trace's extent), in milliseconds. */
-export const ALERT_METRICS = [
-  'error_rate',
-  'latency_p50',
-  'latency_p95',
-  'latency_p99',
-  'trace_count',
-  'cost',
-  'tokens',
-  'annotation_score',
-] as const;
-export type AlertMetric = (typeof ALERT_METRICS)[number];
-
-export const THRESHOLD_OPS = ['>', '>=', '<', '<='] as const;
-export type ThresholdOp = (typeof THRESHOLD_OPS)[number];
-
-/** Fires when the window's value crosses a fixed line. */
-export type ThresholdCondition = { readonly kind: 'threshold'; readonly op: ThresholdOp; readonly threshold: number };
-
-/**
- * Fires when the window's value moved by more than `changePercent` against the window of
- * `baselineWindowSeconds` just before it (`up`: grew, `down`: fell).
- */
-export type RegressionCondition = {
-  readonly kind: 'regression';
-  readonly baselineWindowSeconds: number;
-  readonly changePercent: number;
-  readonly direction: 'up' | 'down';
-};
-
-export type AlertCondition = ThresholdCondition | RegressionCondition;
-
-/** What a window without data means: `OK` (quiet is fine), `KEEP` (stay as before), `ALERT` (silence is a failure). */
-export const NO_DATA_POLICIES = ['OK', 'KEEP', 'ALERT'] as const;
-export type NoDataPolicy = (typeof NO_DATA_POLICIES)[number];
-
-/** A webhook's signing secret is sealed (domain/secrets/crypto.ts) before any event holds it. */
-export type SealedDestination =
-  | { readonly type: 'webhook'; readonly url: string; readonly secret: EncryptedValue }
-  | { readonly type: 'slack'; readonly url: string };
-
-/** A rule as the log keeps it. */
-export type AlertRule = {
-  readonly name: string;
-  readonly metric: AlertMetric;
-  /** `annotation_score` only: the annotation's name, and optionally a label whose pass rate is watched instead of the mean score. */
-  readonly annotationName: string | null;
-  readonly annotationLabel: string | null;
-  /** The span filter language, over traces (a trace counts when it matches); '' for none. */
-  readonly filter: string;
-  readonly windowSeconds: number;
-  readonly evaluationIntervalSeconds: number;
-  readonly condition: AlertCondition;
-  readonly noData: NoDataPolicy;
-  readonly destinations: readonly SealedDestination[];
-};
-
-/** The states a rule is in. A new rule has seen no window yet: `NO_DATA`. */
-export type AlertState = 'OK' | 'FIRING' | 'NO_DATA';
+export {
+  ALERT_METRICS,
+  type AlertCondition,
+  type AlertMetric,
+  type AlertRule,
+  type AlertState,
+  NO_DATA_POLICIES,
+  type NoDataPolicy,
+  type RegressionCondition,
+  type SealedDestination,
+  THRESHOLD_OPS,
+  type ThresholdCondition,
+  type ThresholdOp,
+} from './events.ts';
 
 export const MIN_WINDOW_SECONDS = 10;
 export const MIN_EVALUATION_INTERVAL_SECONDS = 5;

@@ -1,8 +1,8 @@
 import type { DomainEvent } from '../decider.ts';
+import type { AnnotatorKind } from '../shared/annotatorKind.ts';
 import type { JsonObject } from '../shared/jsonValue.ts';
 
-export type AnnotatorKind = 'HUMAN' | 'LLM' | 'CODE';
-export const ANNOTATOR_KINDS: readonly AnnotatorKind[] = ['HUMAN', 'LLM', 'CODE'];
+export { ANNOTATOR_KINDS, type AnnotatorKind } from '../shared/annotatorKind.ts';
 
 /** What an annotation is about. A document is one retrieved document of a span, by position. */
 export type AnnotationTarget = 'span' | 'trace' | 'session' | 'document';

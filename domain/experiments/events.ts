@@ -1,4 +1,4 @@
-import type { AnnotatorKind } from '../annotations/events.ts';
+import type { AnnotatorKind } from '../shared/annotatorKind.ts';
 import type { DomainEvent } from '../decider.ts';
 import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
 

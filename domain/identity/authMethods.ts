@@ -1,2 +1,1 @@
-export const AUTH_METHODS = ['LOCAL', 'OAUTH2', 'LDAP'] as const;
-export type AuthMethod = (typeof AUTH_METHODS)[number];
+export { AUTH_METHODS, type AuthMethod } from './events.ts';

@@ -1,6 +1,11 @@
 import type { DomainEvent } from '../decider.ts';
-import type { AuthMethod } from './authMethods.ts';
-import type { Role } from './roles.ts';
+
+export const AUTH_METHODS = ['LOCAL', 'OAUTH2', 'LDAP'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/** SYSTEM is internal: held only by the system user and by system API keys, never assignable. */
+export const ROLES = ['SYSTEM', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
+export type Role = (typeof ROLES)[number];
 
 /**
  * Events of one user's stream (`user-<id>`). Every event carries `userId` so a projection never

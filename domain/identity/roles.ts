@@ -1,6 +1,6 @@
-/** SYSTEM is internal: held only by the system user and by system API keys, never assignable. */
-export const ROLES = ['SYSTEM', 'ADMIN', 'MEMBER', 'VIEWER'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from './events.ts';
+
+export { ROLES, type Role };
 
 export const ASSIGNABLE_ROLES = ['ADMIN', 'MEMBER', 'VIEWER'] as const satisfies readonly Role[];
 export type AssignableRole = (typeof ASSIGNABLE_ROLES)[number];

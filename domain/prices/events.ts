@@ -1,5 +1,18 @@
 import type { DomainEvent } from '../decider.ts';
-import type { TokenPrice } from './tokenPrice.ts';
+
+/**
+ * The token types a price is given for. `audio_prompt` and `audio_completion` are the table's
+ * `audio` rows with `is_prompt` true and false.
+ */
+export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write', 'audio_prompt', 'audio_completion'] as const;
+export type TokenType = (typeof TOKEN_TYPES)[number];
+
+/** USD per token of one type; above `threshold.promptTokens` prompt tokens, `threshold.usdPerToken`. */
+export type TokenPrice = {
+  readonly tokenType: TokenType;
+  readonly usdPerToken: number;
+  readonly threshold: { readonly promptTokens: number; readonly usdPerToken: number } | null;
+};
 
 /**
  * An admin's price for a model from `effectiveFrom` on (a new model, or a built-in one overridden;

@@ -1,19 +1,9 @@
-/**
- * The token types a price is given for. `audio_prompt` and `audio_completion` are the table's
- * `audio` rows with `is_prompt` true and false.
- */
-export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write', 'audio_prompt', 'audio_completion'] as const;
-export type TokenType = (typeof TOKEN_TYPES)[number];
+import type { TokenPrice, TokenType } from './events.ts';
+
+export { TOKEN_TYPES, type TokenPrice, type TokenType } from './events.ts';
 
 /** Token types billed on the prompt side (the rest are completion). */
 export const PROMPT_TOKEN_TYPES: ReadonlySet<TokenType> = new Set(['input', 'cache_read', 'cache_write', 'audio_prompt']);
-
-/** USD per token of one type; above `threshold.promptTokens` prompt tokens, `threshold.usdPerToken`. */
-export type TokenPrice = {
-  readonly tokenType: TokenType;
-  readonly usdPerToken: number;
-  readonly threshold: { readonly promptTokens: number; readonly usdPerToken: number } | null;
-};
 
 /** One version of a model's price: the names it applies to and its token prices, from `effectiveFrom` on. */
 export type ModelPrice = {

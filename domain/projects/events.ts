@@ -1,5 +1,13 @@
-import type { GrantRole } from '../access/grantRole.ts';
 import type { DomainEvent } from '../decider.ts';
+
+/**
+ * A user's role on one restricted project, granted by an admin. On a restricted project it is
+ * the user's role there whatever their global role (a global viewer with a MEMBER grant ingests
+ * into it; a global member with a VIEWER grant only reads it). ANNOTATOR exists only here: it
+ * reads and writes annotations and notes, nothing else.
+ */
+export const GRANT_ROLES = ['VIEWER', 'ANNOTATOR', 'MEMBER'] as const;
+export type GrantRole = (typeof GRANT_ROLES)[number];
 
 /**
  * Events of one project's stream (`project-<hash of name>`, see projectStream). Every event

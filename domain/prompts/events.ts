@@ -1,6 +1,64 @@
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
-import type { PromptVersionData } from './promptVersion.ts';
+import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+
+export const MODEL_PROVIDERS = [
+  'OPENAI',
+  'AZURE_OPENAI',
+  'ANTHROPIC',
+  'GOOGLE',
+  'DEEPSEEK',
+  'XAI',
+  'OLLAMA',
+  'AWS',
+  'CEREBRAS',
+  'FIREWORKS',
+  'GROQ',
+  'MOONSHOT',
+  'PERPLEXITY',
+  'TOGETHER',
+] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+export const TEMPLATE_TYPES = ['CHAT', 'STR'] as const;
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
+export const TEMPLATE_FORMATS = ['MUSTACHE', 'F_STRING', 'NONE'] as const;
+export type TemplateFormat = (typeof TEMPLATE_FORMATS)[number];
+
+export const MESSAGE_ROLES = ['user', 'assistant', 'model', 'ai', 'tool', 'system', 'developer'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+export type ContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | {
+      readonly type: 'tool_call';
+      readonly tool_call_id: string;
+      readonly tool_call: { readonly type: 'function'; readonly name: string; readonly arguments: string };
+    }
+  | { readonly type: 'tool_result'; readonly tool_call_id: string; readonly tool_result: JsonValue };
+
+export type PromptMessage = { readonly role: MessageRole; readonly content: string | readonly ContentPart[] };
+
+/** The wire shape (snake_case inside), kept as sent: clients read it back key for key. */
+export type PromptTemplate =
+  | { readonly type: 'chat'; readonly messages: readonly PromptMessage[] }
+  | { readonly type: 'string'; readonly template: string };
+
+/**
+ * One version of a prompt: what to send to which model. Invocation parameters, tools and the
+ * response format are provider payloads in the reference's wire shape
+ * (`{"type": "openai", "openai": {...}}`), kept as JSON documents.
+ */
+export type PromptVersionData = {
+  readonly description: string | null;
+  readonly modelProvider: ModelProvider;
+  readonly modelName: string;
+  readonly templateType: TemplateType;
+  readonly templateFormat: TemplateFormat;
+  readonly template: PromptTemplate;
+  readonly invocationParameters: JsonObject;
+  readonly tools: JsonObject | null;
+  readonly responseFormat: JsonObject | null;
+};
 
 /**
  * Events of one prompt's stream (`prompt-<hash of name>`, see promptStream.ts). Every event carries

@@ -1,5 +1,6 @@
-export const TEMPLATE_FORMATS = ['MUSTACHE', 'F_STRING', 'NONE'] as const;
-export type TemplateFormat = (typeof TEMPLATE_FORMATS)[number];
+import type { TemplateFormat } from './events.ts';
+
+export { TEMPLATE_FORMATS, type TemplateFormat } from './events.ts';
 
 /** A template's variables in order of first use, or what is wrong with it (naming the character). */
 export type TemplateParse = { readonly variables: readonly string[] } | { readonly problem: string };

@@ -1,65 +1,29 @@
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../shared/jsonValue.ts';
 import { MAX_DEPTH, MESSAGE_MAX_BYTES, storableText } from '../shared/storableText.ts';
-import { TEMPLATE_FORMATS, type TemplateFormat, templateVariables } from './promptTemplate.ts';
+import {
+  MODEL_PROVIDERS,
+  type ModelProvider,
+  type PromptTemplate,
+  type PromptVersionData,
+  TEMPLATE_FORMATS,
+  TEMPLATE_TYPES,
+} from './events.ts';
+import { templateVariables } from './promptTemplate.ts';
 
-export { TEMPLATE_FORMATS, type TemplateFormat };
-
-export const MODEL_PROVIDERS = [
-  'OPENAI',
-  'AZURE_OPENAI',
-  'ANTHROPIC',
-  'GOOGLE',
-  'DEEPSEEK',
-  'XAI',
-  'OLLAMA',
-  'AWS',
-  'CEREBRAS',
-  'FIREWORKS',
-  'GROQ',
-  'MOONSHOT',
-  'PERPLEXITY',
-  'TOGETHER',
-] as const;
-export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
-
-export const TEMPLATE_TYPES = ['CHAT', 'STR'] as const;
-export type TemplateType = (typeof TEMPLATE_TYPES)[number];
-
-export const MESSAGE_ROLES = ['user', 'assistant', 'model', 'ai', 'tool', 'system', 'developer'] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
-
-export type ContentPart =
-  | { readonly type: 'text'; readonly text: string }
-  | {
-      readonly type: 'tool_call';
-      readonly tool_call_id: string;
-      readonly tool_call: { readonly type: 'function'; readonly name: string; readonly arguments: string };
-    }
-  | { readonly type: 'tool_result'; readonly tool_call_id: string; readonly tool_result: JsonValue };
-
-export type PromptMessage = { readonly role: MessageRole; readonly content: string | readonly ContentPart[] };
-
-/** The wire shape (snake_case inside), kept as sent: clients read it back key for key. */
-export type PromptTemplate =
-  | { readonly type: 'chat'; readonly messages: readonly PromptMessage[] }
-  | { readonly type: 'string'; readonly template: string };
-
-/**
- * One version of a prompt: what to send to which model. Invocation parameters, tools and the
- * response format are provider payloads in the reference's wire shape
- * (`{"type": "openai", "openai": {...}}`), kept as JSON documents.
- */
-export type PromptVersionData = {
-  readonly description: string | null;
-  readonly modelProvider: ModelProvider;
-  readonly modelName: string;
-  readonly templateType: TemplateType;
-  readonly templateFormat: TemplateFormat;
-  readonly template: PromptTemplate;
-  readonly invocationParameters: JsonObject;
-  readonly tools: JsonObject | null;
-  readonly responseFormat: JsonObject | null;
-};
+export {
+  type ContentPart,
+  MESSAGE_ROLES,
+  type MessageRole,
+  MODEL_PROVIDERS,
+  type ModelProvider,
+  type PromptMessage,
+  type PromptTemplate,
+  type PromptVersionData,
+  TEMPLATE_FORMATS,
+  TEMPLATE_TYPES,
+  type TemplateFormat,
+  type TemplateType,
+} from './events.ts';
 
 /** The invocation-parameter types each provider takes: its own, or the OpenAI family's. */
 export const OPENAI_FAMILY = [

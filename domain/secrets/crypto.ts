@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { DomainError } from '../errors.ts';
+import type { EncryptedValue } from '../shared/encryptedValue.ts';
 
-/** AES-256-GCM output, base64. `keyId` names the key it was sealed with, so keys can rotate. */
-export type EncryptedValue = { readonly keyId: string; readonly iv: string; readonly ciphertext: string; readonly tag: string };
+export type { EncryptedValue };
 
 /**
  * The keys secrets are sealed with, each derived from a server secret (`SERVICE_SECRET`) and a key

@@ -1,25 +1,6 @@
-/**
- * Span, event and resource attributes as stored in `SpansIngested` events.
- *
- * Each value keeps its OTLP type as a one-key object, because JSON alone cannot tell an int from
- * a float (`2` vs `2.0`) and the REST attribute filters select by stored type.
- * - `int` is the int64 as a decimal string: a JSON number would lose precision beyond 2^53.
- * - `float` is a JSON number, or "NaN" / "Infinity" / "-Infinity", which JSON has no number for.
- * - `bytes` is base64.
- * - `null` is an OTLP AnyValue with no value set ("empty" in the OTLP spec).
- * Keys are unique; when a sender repeats a key, the last value wins.
- */
-export type AttributeValue =
-  | { readonly str: string }
-  | { readonly int: string }
-  | { readonly float: number | 'NaN' | 'Infinity' | '-Infinity' }
-  | { readonly bool: boolean }
-  | { readonly bytes: string }
-  | { readonly array: readonly AttributeValue[] }
-  | { readonly kvlist: Attributes }
-  | null;
+import type { Attributes, AttributeValue } from './events.ts';
 
-export type Attributes = { readonly [key: string]: AttributeValue };
+export type { Attributes, AttributeValue } from './events.ts';
 
 /** A float as stored: non-finite values become the strings OTLP/JSON also uses. */
 export const floatValue = (n: number): AttributeValue => ({

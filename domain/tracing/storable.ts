@@ -14,7 +14,6 @@ import {
   clippedText,
   MAX_DEPTH,
   MESSAGE_MAX_BYTES,
-  NAME_MAX_BYTES,
   storableName,
   storableNanos,
   storableText,

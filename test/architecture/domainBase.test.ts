@@ -9,7 +9,9 @@ import * as assert from 'uvu/assert';
  * The base of domain/ (docs/ARCHITECTURE.md, "domain/shared/"), kept by a machine:
  * - no import cycle among the server's modules (type-only imports count: a cycle of types still
  *   ties two files so that neither can be read, moved or tested without the other);
- * - domain/shared/ imports no feature;
+ * - every feature's `events.ts` is a leaf: it imports only the base (domain/shared/ and the
+ *   `DomainEvent` shape in domain/decider.ts), so any feature, read model or reactor may read
+ *   another feature's events without pulling in its rules;
  * - only the event-store adapters (domain/eventstore/) query the `events` table: the log's layout
  *   is theirs, everyone else reads it through the port.
  */
@@ -105,6 +107,19 @@ test('no import cycle among the modules of domain/, projections/, ingest/, adapt
   assert.ok(edges > 1000, `only ${edges} imports found: is the parser still reading the files?`);
   const cycles = cyclesOf(graph).map((cycle) => cycle.join(' ↔ '));
   assert.equal(cycles, [], `import cycles:\n${cycles.join('\n')}`);
+});
+
+test("every feature's events.ts is a leaf: it imports only the base (domain/shared/, domain/decider.ts)", () => {
+  const eventFiles = files.filter((file) => /^domain\/[^/]+\/events\.ts$/.test(file));
+  assert.ok(eventFiles.length >= 12, `only ${eventFiles.length} events.ts files found`);
+  const base = (target: string) => target === 'domain/decider.ts' || target.startsWith('domain/shared/');
+  const reaching = eventFiles.flatMap((file) =>
+    graph
+      .get(file)!
+      .filter((target) => !base(target))
+      .map((target) => `${file} imports ${target}`),
+  );
+  assert.equal(reaching, [], `events.ts importing more than the base:\n${reaching.join('\n')}`);
 });
 
 test('the base imports no feature: domain/shared/ imports only itself and domain/errors.ts', () => {
