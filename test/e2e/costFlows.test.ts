@@ -151,6 +151,9 @@ test('the Users tab lists each user (user.id) with traces, sessions, tokens and 
   await row('ben').getByRole('link', { name: 'ben' }).click();
   await page.waitForURL(/attr=user\.id/);
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid=trace-row]').length === 2);
+  // The Traces tab's user column names them; a user there filters the tab to them too.
+  assert.equal(await page.getByTestId('trace-user').allInnerTexts(), ['ben', 'ben']);
+  await screenshot(page, 'traces-of-a-user');
   assert.equal(await unexpectedProblems(problems), []);
 });
 

@@ -31,6 +31,12 @@ export class SpanResolver {
     return ioValue(a['output.value'], a['output.mime_type']);
   }
 
+  @FieldResolver(() => String, { nullable: true, description: 'The user of the traced app this span names (`user.id`), if any' })
+  async userId(@Root() span: Span, @Ctx() ctx: GraphqlContext): Promise<string | null> {
+    const id = (await detailsOf(span, ctx)).attributes['user.id'];
+    return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
+  }
+
   @FieldResolver(() => [SpanEvent])
   async events(@Root() span: Span, @Ctx() ctx: GraphqlContext): Promise<SpanEvent[]> {
     return (await detailsOf(span, ctx)).events.map((e) => ({

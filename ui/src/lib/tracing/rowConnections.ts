@@ -19,7 +19,7 @@ export const IO_PREVIEW = `{ truncatedValue mimeType }`;
 /** A trace as the Traces tab lists it: its root span stands for it. */
 export const TRACE_ROW_FIELDS = `
             traceId startTime latencyMs numSpans tokenCountTotal cost { total }
-            rootSpan { spanId name spanKind statusCode input ${IO_PREVIEW} output ${IO_PREVIEW} }`;
+            rootSpan { spanId name spanKind statusCode userId input ${IO_PREVIEW} output ${IO_PREVIEW} }`;
 
 export type TraceRowNode = {
   traceId: string;
@@ -28,7 +28,7 @@ export type TraceRowNode = {
   numSpans: number;
   tokenCountTotal: number;
   cost: { total: number } | null;
-  rootSpan: Pick<RootSpanRow, 'spanId' | 'name' | 'spanKind' | 'statusCode' | 'input' | 'output'> | null;
+  rootSpan: Pick<RootSpanRow, 'spanId' | 'name' | 'spanKind' | 'statusCode' | 'userId' | 'input' | 'output'> | null;
 };
 
 /** A trace whose root span hasn't arrived yet still gets a row, named so. */
@@ -42,6 +42,7 @@ export const rootSpanRowOf = (t: TraceRowNode): RootSpanRow => ({
   latencyMs: t.latencyMs,
   input: t.rootSpan?.input ?? null,
   output: t.rootSpan?.output ?? null,
+  userId: t.rootSpan?.userId ?? null,
   tokenCountTotal: t.tokenCountTotal,
   cost: t.cost,
   numSpans: t.numSpans,
@@ -49,7 +50,7 @@ export const rootSpanRowOf = (t: TraceRowNode): RootSpanRow => ({
 
 /** A span as the Spans tab lists it. */
 export const SPAN_ROW_FIELDS = `
-            id spanId parentId name spanKind statusCode startTime latencyMs tokenCountTotal cost { total }
+            id spanId parentId name spanKind statusCode userId startTime latencyMs tokenCountTotal cost { total }
             input ${IO_PREVIEW} output ${IO_PREVIEW} context { traceId }`;
 
 export type SpanRowNode = Omit<SpanRow, 'traceId'> & { context: { traceId: string } };

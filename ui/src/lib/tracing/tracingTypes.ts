@@ -36,6 +36,8 @@ export type SpanRowColumns = {
   readonly tokenCountTotal: number | null;
   /** USD; null when nothing of it is priced. */
   readonly cost: { readonly total: number } | null;
+  /** The app's user the span names (`user.id`); null when none. */
+  readonly userId: string | null;
 };
 
 /** One row of the Traces tab: a root span with its trace's totals. */
