@@ -68,6 +68,14 @@ type Page = { data: unknown[]; next_cursor: string | null };
 /** Whether a reused database already holds the benchmark project. */
 const projectExists = async (server: ServerProcess) => (await getJson(`${server.url}/v1/projects/${PROJECT}`)).status === 200;
 
+/** The span with `word` added to its output (a word no generated span holds). */
+const withWord = (span: GeneratedSpan, word: string): GeneratedSpan => ({
+  ...span,
+  attributes: span.attributes.map(([k, v]) =>
+    k === 'output.value' ? ([k, { str: `${word} ${'str' in v ? v.str : ''}` }] as const) : ([k, v] as const),
+  ),
+});
+
 const load = async (server: ServerProcess, spans: number, concurrency: number) => {
   const generator = createSpanGenerator({ seed: 11, spreadMs: 30 * 24 * 3600 * 1000 });
   const batches: GeneratedSpan[][] = [];
@@ -75,6 +83,7 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
   let produced = 0;
   const batchCount = Math.ceil(spans / BATCH);
   const url = `http://127.0.0.1:${server.otlpHttpPort}/v1/traces`;
+  const loadNeedle = `loaded${Date.now().toString(36)}`;
   const started = performance.now();
   let lastReport = started;
   let acked = 0;
@@ -88,6 +97,8 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
       const batch = pending.slice(0, size);
       pending = pending.slice(size);
       produced += size;
+      // The last request carries a word of its own: once search finds it, search has caught up.
+      if (i === batchCount - 1 && batch[0]) batch[0] = withWord(batch[0], loadNeedle);
       // Only the last few batches are kept (to wait until they are listed).
       batches[i] = batch;
       if (i >= concurrency * 2) delete batches[i - concurrency * 2];
@@ -111,8 +122,13 @@ const load = async (server: ServerProcess, spans: number, concurrency: number) =
   const last = stats.acked.slice(-concurrency).flatMap((i) => batches[i] ?? []);
   await waitUntilListed(server.url, PROJECT, last, 60 * 60_000, 1000);
   const visibleSeconds = (performance.now() - started) / 1000;
-  log(`load: visible after ${visibleSeconds.toFixed(0)} s (${fmt(spans / visibleSeconds)} spans/s)`);
-  return { ackSeconds, visibleSeconds };
+  log(`load: visible after ${visibleSeconds.toFixed(0)} s (${fmt(spans / visibleSeconds)} spans/s); waiting until search has caught up`);
+  // Search trails the spans list (projections/tracing/spanTextSearch.ts): statistics and the
+  // search cases want every span's words.
+  await waitUntilSearchable(server.url, PROJECT, [loadNeedle], 60 * 60_000, 1000);
+  const searchableSeconds = (performance.now() - started) / 1000;
+  log(`load: search caught up after ${searchableSeconds.toFixed(0)} s`);
+  return { ackSeconds, visibleSeconds, searchableSeconds };
 };
 
 /**
@@ -138,12 +154,7 @@ const annotateAndMark = async (server: ServerProcess, sample: readonly { context
   const generator = createSpanGenerator({ seed: 99, spreadMs: 30 * 24 * 3600 * 1000 });
   const spans: GeneratedSpan[] = [];
   while (spans.length < words.length) spans.push(...generator.nextTrace());
-  const marked = spans.slice(0, words.length).map((span, i) => ({
-    ...span,
-    attributes: span.attributes.map(([k, v]) =>
-      k === 'output.value' ? ([k, { str: `${words[i]} ${'str' in v ? v.str : ''}` }] as const) : ([k, v] as const),
-    ),
-  }));
+  const marked = spans.slice(0, words.length).map((span, i) => withWord(span, words[i]!));
   const sent = await fetch(`http://127.0.0.1:${server.otlpHttpPort}/v1/traces`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-protobuf' },
@@ -397,7 +408,7 @@ const main = async () => {
   guard.unref();
   try {
     server = await startServerProcess({ env, startTimeoutMs: 300_000 });
-    let loadResult: { ackSeconds: number; visibleSeconds: number } | null = null;
+    let loadResult: { ackSeconds: number; visibleSeconds: number; searchableSeconds: number } | null = null;
     if (reuse && (await projectExists(server))) {
       log(`reusing the loaded ${backend === 'postgres' ? `database ${args.database}` : `working dir ${workingDir}`}`);
       while ((await getJson<{ projectionLag: string | null }>(`${server.url}/readyz`)).body.projectionLag !== '0') await pause(1000);
@@ -437,7 +448,7 @@ const main = async () => {
     );
     if (loadResult) {
       console.log(
-        `  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s)`,
+        `  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s), searchable after ${loadResult.searchableSeconds.toFixed(0)} s`,
       );
     }
     if (searchableAfterMs !== null)
