@@ -13,7 +13,7 @@
  * than the rates above (issue 14 item 1, BENCHMARKS.md §9), and then writes every span's full-text
  * search words again the way the server's indexer does behind the projection (its own rate and CPU).
  *
- * The figures to follow from change to change (issue 33, BENCHMARKS.md §21): visible spans/s as a
+ * The figures to follow from change to change (issue 33, BENCHMARKS.md §22): visible spans/s as a
  * share of the log-append-alone rate of the same run (unlike the ceiling, it does not move when
  * rows get heavier), the read model's write CPU per span (the replay's), and how long after the
  * spans were listed full-text search found the last requests' words (search trails ingest).

@@ -1,5 +1,5 @@
 /**
- * What each index on `spans` costs a span row (issue 33, BENCHMARKS.md §21), measured on a database
+ * What each index on `spans` costs a span row (issue 33, BENCHMARKS.md §22), measured on a database
  * that already holds spans (a `bench:ingest --keep` one): the first `--rows` of them are inserted
  * (`INSERT … SELECT`) into a scratch copy of the table with more and more of the indexes, then the
  * full-text search words of the same spans into a scratch copy of `span_search`, as the indexer

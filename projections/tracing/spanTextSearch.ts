@@ -10,7 +10,7 @@ import { sql, type FragmentSqlToken } from 'slonik';
  * every language.
  *
  * The words are not written with the span: parsing a span's text and adding its words to a GIN
- * index cost four times what the rest of its row does (BENCHMARKS.md §21), so they are written by
+ * index cost four times what the rest of its row does (BENCHMARKS.md §22), so they are written by
  * `indexSpanSearch` behind the tracing projection, and search trails ingest by a moment (up to
  * `MAX_DEFER_MS` while the projection is busy). Rows go with their span (ON DELETE CASCADE), so
  * deletion, erasure and retention, which delete spans, take the words too; a rebuild swaps in an
