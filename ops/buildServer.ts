@@ -150,7 +150,8 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // written after the spans, giving way while the tracing projection has events to apply.
     const spanSearch = createSpanSearchIndexer({
       pool: database.pool,
-      // PGlite runs on this thread: a step of 250 spans holds it for about a quarter of a second.
+      // PGlite is one session: a step of 250 spans holds it (the projection and every query wait)
+      // for about a sixth of a second of CPU.
       chunk: database.kind === 'pglite' ? 250 : 1000,
       busy: () => lag.current().some((l) => l.name === 'tracing' && l.events > 0),
       onError: (error) => logger.warn({ err: error }, 'span search indexing failed; retrying'),

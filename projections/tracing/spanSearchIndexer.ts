@@ -18,7 +18,7 @@ export type SpanSearchIndexer = {
 
 export type SpanSearchIndexerOptions = {
   readonly pool: DatabasePool;
-  /** Spans per transaction: on PGlite one step holds the server's only thread (~1 ms a span of 4 KB of text). */
+  /** Spans per transaction: on PGlite one step holds its only session (~0.65 ms of CPU a span of 4 KB of text). */
   readonly chunk: number;
   /** True while the tracing projection has events to apply (the lag monitor's latest sample). */
   readonly busy: () => boolean;
@@ -76,7 +76,7 @@ export const createSpanSearchIndexer = (options: SpanSearchIndexerOptions): Span
         }
         await indexSpanSearch(pool, chunk);
         backoff = idleMs;
-        // Let requests and the projection have the thread (PGlite) between steps.
+        // Let requests and the projection have the database (PGlite: one session) between steps.
         await new Promise((resolve) => setImmediate(resolve));
       } catch (error) {
         onError?.(error);
