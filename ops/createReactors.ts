@@ -13,7 +13,7 @@ import type { ModelClient } from '../domain/modelCalls/modelCall.ts';
 import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
-import { costReactor } from '../projections/tracing/costReactor.ts';
+import { costReactor } from '../projections/prices/costReactor.ts';
 import type { Config } from './config.ts';
 import { checkpoint } from './database/walCheckpoints.ts';
 

@@ -1,6 +1,6 @@
 import { sql, type DatabasePool } from 'slonik';
 import { rawSql, splitStatements } from '../../projections/migrate.ts';
-import { DAY_ROLLUP_BACKFILL, TRACE_ROLLUP_BACKFILL } from '../../projections/tracing/traceRollup.ts';
+import { DAY_ROLLUP_BACKFILL, TRACE_ROLLUP_BACKFILL } from '../../projections/metrics/traceRollup.ts';
 
 /**
  * The tracing read model's rows for project row 1, written in SQL (generate_series) rather than
@@ -32,7 +32,7 @@ export const seedTraceRows = async (
       3 * (500 + i % 700) * 1.5e-7 + 3 * (100 + i % 300) * 6e-7
     FROM generate_series(1, ${traces}) i`);
   log(`${traces.toLocaleString('en-US')} traces in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  // The hourly rollup the projector keeps as it applies traces (projections/tracing/traceRollup.ts):
+  // The hourly rollup the projector keeps as it applies traces (projections/metrics/traceRollup.ts):
   // the traces were written in SQL here, so it is filled the way the migration fills it.
   for (const statement of splitStatements(TRACE_ROLLUP_BACKFILL + DAY_ROLLUP_BACKFILL)) await pool.query(rawSql(statement));
   const t1 = performance.now();

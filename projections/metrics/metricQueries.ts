@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { hourOf, LATENCY_BIN_RATIO, latencyBin } from '../tracing/traceRollup.ts';
+import { hourOf, LATENCY_BIN_RATIO, latencyBin } from './traceRollup.ts';
 
 /** Bucket widths a series is drawn in, chosen to fit the range (`bucketFor`). */
 export const BUCKETS = { minute: 60, hour: 3600, day: 86_400 } as const;
@@ -40,7 +40,7 @@ const binned = (column: string, bucket: Bucket) =>
  * left out (the chart draws them as gaps).
  *
  * Minute buckets (ranges up to 4 hours) read the trace rows, with exact quantiles. Hour and day
- * buckets read the hourly rollup the projector keeps (projections/tracing/traceRollup.ts), so a
+ * buckets read the hourly rollup the projector keeps (projections/metrics/traceRollup.ts), so a
  * month costs 720 rows, not every trace of it: exact counts and sums, and quantiles from the
  * merged latency histograms, within a bin (5 %) of the exact value. Only the partial hours at
  * the range's two ends are read from the trace rows.

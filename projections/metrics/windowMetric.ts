@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AlertMetric } from '../../domain/alerts/alertRule.ts';
 import { parseFilter } from '../../domain/filters/filterSyntax.ts';
 import { compileFilter } from '../filters/compileFilter.ts';
-import { latencyBin } from '../tracing/traceRollup.ts';
+import { latencyBin } from './traceRollup.ts';
 import { histogramQuantiles } from './metricQueries.ts';
 
 /** The traces of one project over one window `[start, end)` (ISO times), optionally those a filter matches. */
@@ -42,7 +42,7 @@ const split = (w: TraceWindow) => {
  * Trace count, errors, tokens, cost and latency quantiles of a window. No span is read: traces (one
  * row per trace, with its errors, tokens, cost and extent) by their project and start time
  * (`traces_project_start`), and without a filter the window's whole hours from the metrics page's
- * hourly rollup (projections/tracing/traceRollup.ts: quantiles there within a 5 % bin).
+ * hourly rollup (projections/metrics/traceRollup.ts: quantiles there within a 5 % bin).
  */
 export const traceWindowMeasures = async (db: CommonQueryMethods, w: TraceWindow): Promise<TraceWindowMeasures> => {
   const filtered = w.filter.trim() !== '';

@@ -14,7 +14,7 @@ import {
 } from '../../domain/retention/erasureDecision.ts';
 import { withoutSpans } from '../../domain/tracing/erasedSpans.ts';
 import type { Reactor } from '../reactors/reactor.ts';
-import { erasureWork, sessionsStillThere, tracesStillThere } from '../tracing/erasureQueries.ts';
+import { erasureWork, sessionsStillThere, tracesStillThere } from './erasureQueries.ts';
 import { lastTraceRetentionRun } from './traceRetentionPolicyQueries.ts';
 import { vacuumAfterErasure } from './vacuumAfterErasure.ts';
 

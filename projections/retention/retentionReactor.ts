@@ -13,7 +13,7 @@ import {
 import { TRACE_RETENTION_RUNS_STREAM } from '../../domain/retention/traceRetentionPolicyStream.ts';
 import { deleteTelemetry } from '../../domain/tracing/deleteTelemetry.ts';
 import type { Reactor, ReactorContext } from '../reactors/reactor.ts';
-import { expiredTraces } from '../tracing/erasureQueries.ts';
+import { expiredTraces } from './erasureQueries.ts';
 import { projectsWithRetention, type ProjectRetention } from './traceRetentionPolicyQueries.ts';
 
 export type { ExpireTraces, RecordRetentionRun, RetentionCommand } from '../../domain/retention/retentionDecision.ts';

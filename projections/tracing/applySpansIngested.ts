@@ -9,7 +9,7 @@ import { withOpenInference } from '../../domain/tracing/openInferenceFromGenAi.t
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { adjustTraceRollup } from './traceRollup.ts';
+import { adjustTraceRollup } from '../metrics/traceRollup.ts';
 import { copyFromStdin } from '../copyFromStdin.ts';
 import { renderSpan, SPAN_COLUMNS, spanCopyLine, type RenderedSpan } from './renderSpan.ts';
 import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';

@@ -4,7 +4,7 @@ import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import { expiredTraceIds } from '../../domain/tracing/expiredTraceIds.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
-import { adjustTraceRollup } from './traceRollup.ts';
+import { adjustTraceRollup } from '../metrics/traceRollup.ts';
 
 const rowids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::json`;

@@ -1,6 +1,6 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import { adjustTraceRollup } from './traceRollup.ts';
+import { adjustTraceRollup } from '../metrics/traceRollup.ts';
 
 const idList = (ids: Iterable<number>) => sql.array([...new Set(ids)], 'int8');
 

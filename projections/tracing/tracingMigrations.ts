@@ -1,5 +1,5 @@
 import { SPAN_SEARCH_MIGRATION } from './spanTextSearch.ts';
-import { DAY_ROLLUP_BACKFILL, DAY_ROLLUP_MIGRATION, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_MIGRATION } from './traceRollup.ts';
+import { DAY_ROLLUP_BACKFILL, DAY_ROLLUP_MIGRATION, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_MIGRATION } from '../metrics/traceRollup.ts';
 import type { Migration } from '../../domain/eventstore/migration.ts';
 import { attributeIndexOf } from './attributeFilter.ts';
 

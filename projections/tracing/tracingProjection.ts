@@ -5,14 +5,14 @@ import type { PriceEvent } from '../../domain/prices/events.ts';
 import type { ProjectEvent } from '../../domain/projects/events.ts';
 import type { SpansIngested, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import type { Projection } from '../projection.ts';
-import { applyPriceEvent } from './applyPriceEvent.ts';
-import { applyProjectEvent } from './applyProjectEvent.ts';
+import { applyPriceEvent } from '../prices/applyPriceEvent.ts';
+import { applyProjectEvent } from '../projects/applyProjectEvent.ts';
 import { applySpansIngested, prepareSpans, type PreparedSpans } from './applySpansIngested.ts';
 import { applyTelemetryDeletions, forgetErasures } from './applyTelemetryDeletions.ts';
 import { loadIdAllocator } from './idAllocator.ts';
-import { loadPriceBook } from './loadPriceBook.ts';
+import { loadPriceBook } from '../prices/loadPriceBook.ts';
 import { tracingMigrations } from './tracingMigrations.ts';
-import { TRACE_ROLLUP_TABLES } from './traceRollup.ts';
+import { TRACE_ROLLUP_TABLES } from '../metrics/traceRollup.ts';
 
 /** Spans per statement: big enough that per-statement costs vanish, small enough to bound one parameter's size. */
 const SPANS_PER_CHUNK = 4000;

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { histogramQuantiles } from '../../../projections/metrics/metricQueries.ts';
-import { LATENCY_BIN_RATIO } from '../../../projections/tracing/traceRollup.ts';
+import { LATENCY_BIN_RATIO } from '../../../projections/metrics/traceRollup.ts';
 
 /** percentile_cont on the values themselves. */
 const exact = (values: readonly number[], p: number): number => {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { deleteModelPrice, setModelPrice } from '../../../domain/prices/priceCommands.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
-import { workOffCostJob } from '../../../projections/tracing/costReactor.ts';
+import { workOffCostJob } from '../../../projections/prices/costReactor.ts';
 import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { context, dumpTracing, rows, tracingHarness, type Harness } from './tracingHarness.ts';
 

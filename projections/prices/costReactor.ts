@@ -5,9 +5,9 @@ import type { PriceEvent } from '../../domain/prices/events.ts';
 import { compileNamePattern, matchSpecificity } from '../../domain/prices/namePattern.ts';
 import type { Attributes, AttributeValue } from '../../domain/tracing/attributes.ts';
 import type { BackgroundJob } from '../reactors/reactor.ts';
-import { llmSpanCost } from './llmSpanCost.ts';
+import { llmSpanCost } from '../tracing/llmSpanCost.ts';
 import { loadPriceBook } from './loadPriceBook.ts';
-import { recomputeSessions, recomputeTraces } from './recompute.ts';
+import { recomputeSessions, recomputeTraces } from '../tracing/recompute.ts';
 
 const TOKEN_KEYS = [
   'llm.model_name',

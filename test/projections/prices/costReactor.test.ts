@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import type { DomainEvent } from '../../../domain/decider.ts';
 import { PRICE_STREAM } from '../../../domain/prices/priceStream.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
-import { costReactor } from '../../../projections/tracing/costReactor.ts';
+import { costReactor } from '../../../projections/prices/costReactor.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { inStream, reactorSpec } from '../../support/reactorSpec.ts';
 import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';

@@ -8,11 +8,11 @@ import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import { rawSql, splitStatements } from '../../../projections/migrate.ts';
 import { rebuildProjection } from '../../../projections/rebuildProjection.ts';
-import { workOffCostJob } from '../../../projections/tracing/costReactor.ts';
-import { DAY_ROLLUP_BACKFILL, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_TABLES } from '../../../projections/tracing/traceRollup.ts';
+import { workOffCostJob } from '../../../projections/prices/costReactor.ts';
+import { DAY_ROLLUP_BACKFILL, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_TABLES } from '../../../projections/metrics/traceRollup.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';
 import { attrs, batch, nanos, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
-import { context, rows, tracingHarness, type Harness } from './tracingHarness.ts';
+import { context, rows, tracingHarness, type Harness } from '../tracing/tracingHarness.ts';
 
 const test = suite<{ h: Harness }>('tracing projection: the metrics rollup', {} as { h: Harness });
 test.before.each(async (ctx) => {

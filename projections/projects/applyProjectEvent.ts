@@ -3,10 +3,10 @@ import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { ProjectEvent } from '../../domain/projects/events.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/shared/storableText.ts';
-import type { IdAllocator } from './idAllocator.ts';
-import { recordErasures } from './applyTelemetryDeletions.ts';
-import { recomputeSessions } from './recompute.ts';
-import { dropProjectRollup } from './traceRollup.ts';
+import type { IdAllocator } from '../tracing/idAllocator.ts';
+import { recordErasures } from '../tracing/applyTelemetryDeletions.ts';
+import { recomputeSessions } from '../tracing/recompute.ts';
+import { dropProjectRollup } from '../metrics/traceRollup.ts';
 
 const ids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
 
