@@ -57,7 +57,7 @@ export const alertEvaluationReactor = (deps: {
             })),
       );
       const measured = await measureTraceWindows(db, traceWindows);
-      const valueOf = async (row: (typeof due)[number]['row'], w: { start: string; end: string }): Promise<number | null> => {
+      const windowValue = async (row: (typeof due)[number]['row'], w: { start: string; end: string }): Promise<number | null> => {
         const { rule } = row;
         if (rule.metric === 'annotation_score')
           return annotationWindowValue(db, {
@@ -70,8 +70,8 @@ export const alertEvaluationReactor = (deps: {
       };
       const evaluations: AlertEvaluated[] = [];
       for (const { row, windows } of due) {
-        const value = await valueOf(row, windows);
-        const baseline = windows.baseline === null ? null : await valueOf(row, windows.baseline);
+        const value = await windowValue(row, windows);
+        const baseline = windows.baseline === null ? null : await windowValue(row, windows.baseline);
         const to = alertVerdict(row.rule, row.state, { value, baseline });
         evaluations.push({
           alertId: row.alert_id,
