@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
@@ -154,6 +156,31 @@ test('the Users tab lists each user (user.id) with traces, sessions, tokens and 
   // The Traces tab's user column names them; a user there filters the tab to them too.
   assert.equal(await page.getByTestId('trace-user').allInnerTexts(), ['ben', 'ben']);
   await screenshot(page, 'traces-of-a-user');
+
+  // The Spans tab filtered to ana downloads exactly her spans, as CSV and as JSONL.
+  await page.goto(
+    server.href(
+      `${new URL(page.url()).pathname.replace(/\/traces$/, '/spans').replace(/^\/loupe/, '')}?attr=${encodeURIComponent('user.id=ana')}`,
+    ),
+  );
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid=span-row]').length === 3);
+  const shown = (await page.getByTestId('span-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-span-id')))).sort();
+  const downloaded = async (format: string): Promise<string> => {
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('export-spans').getByRole('button', { name: format }).click(),
+    ]);
+    return readFileSync((await file.path())!, 'utf8');
+  };
+  const csv = parse(await downloaded('CSV'), { columns: true }) as Record<string, string>[];
+  assert.equal(csv.map((r) => r.span_id).sort(), shown);
+  assert.ok(csv.every((r) => r.user_id === 'ana' && r.input!.startsWith('question ')));
+  const jsonl = (await downloaded('JSONL'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.equal(jsonl.map((s) => s.context.span_id).sort(), shown);
+  await screenshot(page, 'spans-export');
   assert.equal(await unexpectedProblems(problems), []);
 });
 
