@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
@@ -118,6 +119,24 @@ test('a person uploads a CSV with a column mapping and reads its examples, versi
   await page.getByRole('heading', { name: 'Examples at version 2' }).waitFor();
   await page.getByTestId('example-row').nth(2).waitFor();
   await screenshot(page, 'datasets-dataset-page');
+  // The version shown downloads in each format the REST exports give
+  const downloaded = async (label: string): Promise<string> => {
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('dataset-downloads').getByRole('link', { name: label, exact: true }).click(),
+    ]);
+    return readFileSync((await file.path())!, 'utf8');
+  };
+  const csv = (await downloaded('CSV')).trim().split(/\r?\n/);
+  assert.is(csv.length, 4, 'a header and the three examples of version 2');
+  assert.match(csv[0]!, 'question');
+  assert.is((await downloaded('JSONL')).trim().split('\n').length, 3);
+  const tuning = (await downloaded('OpenAI fine-tune'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.is(tuning.length, 3);
+  assert.ok(tuning.every((line) => Array.isArray(line.messages)));
   // ...and its Experiments tab lists the experiment with its run
   await page.getByRole('link', { name: 'Experiments (1)' }).click();
   await page.waitForURL(/tab=experiments/);
