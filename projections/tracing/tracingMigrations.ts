@@ -1,6 +1,9 @@
 import { SPAN_SEARCH_MIGRATION } from './spanTextSearch.ts';
 import { DAY_ROLLUP_BACKFILL, DAY_ROLLUP_MIGRATION, TRACE_ROLLUP_BACKFILL, TRACE_ROLLUP_MIGRATION } from '../metrics/traceRollup.ts';
 import type { Migration } from '../../domain/eventstore/migration.ts';
+import { projectAccessMigration } from '../projects/projectAccessMigration.ts';
+import { erasuresMigration } from '../retention/erasuresMigration.ts';
+import { costsMigration } from '../prices/costsMigration.ts';
 import { attributeIndexOf } from './attributeFilter.ts';
 
 /**
@@ -9,6 +12,10 @@ import { attributeIndexOf } from './attributeFilter.ts';
  * sequence, so a rebuild gives every row the same id again (a sequence also advances in rolled
  * back transactions and on ON CONFLICT DO NOTHING).
  * Names are unqualified: a rebuild creates these tables in a scratch schema.
+ * One read model with one checkpoint, but features own their parts: the prices' and cost jobs'
+ * tables (projections/prices/), the erasure work (projections/retention/), project access
+ * (projections/projects/) and the metric rollups (projections/metrics/traceRollup.ts); listed here
+ * in the order they ran.
  */
 export const tracingMigrations: readonly Migration[] = [
   {
@@ -127,55 +134,7 @@ export const tracingMigrations: readonly Migration[] = [
       left(coalesce(attributes ->> 'input.value', ''), 100000) || ' ' ||
       left(coalesce(attributes ->> 'output.value', ''), 100000))))`,
   },
-  {
-    // Costs (issue 26): each LLM span's model, provider and cost at the price in force at its
-    // start, summed into its trace and session (null: nothing priced). The admins' prices live
-    // here too, written by this projector in log order, so a span is priced with the prices the
-    // log holds before it; a price change queues a cost job that the cost reactor works off in
-    // the background (costReactor.ts). Existing spans get their model here and their cost from
-    // one job over everything (only when there are LLM spans: a rebuild's fresh tables prices
-    // every span as it inserts it).
-    id: 'tracing/0004_costs',
-    sql: `
-      ALTER TABLE spans ADD COLUMN llm_model_name text, ADD COLUMN llm_provider text,
-        ADD COLUMN cost_prompt float8, ADD COLUMN cost_completion float8, ADD COLUMN cost_total float8;
-      ALTER TABLE traces ADD COLUMN cost_prompt float8, ADD COLUMN cost_completion float8, ADD COLUMN cost_total float8;
-      ALTER TABLE sessions ADD COLUMN cost_prompt float8, ADD COLUMN cost_completion float8, ADD COLUMN cost_total float8;
-      UPDATE spans SET
-        llm_model_name = CASE WHEN jsonb_typeof(attributes->'llm.model_name') = 'string' THEN nullif(attributes->>'llm.model_name', '') END,
-        llm_provider = coalesce(
-          CASE WHEN jsonb_typeof(attributes->'llm.provider') = 'string' THEN nullif(attributes->>'llm.provider', '') END,
-          CASE WHEN jsonb_typeof(attributes->'llm.system') = 'string' THEN nullif(attributes->>'llm.system', '') END)
-      WHERE span_kind = 'LLM';
-      -- Which spans a price change reaches, and which models of a project lack a price.
-      CREATE INDEX spans_llm_model ON spans (llm_model_name, start_time) WHERE llm_model_name IS NOT NULL;
-
-      CREATE TABLE model_prices (
-        model text NOT NULL,
-        effective_from timestamptz NOT NULL,
-        name_pattern text NOT NULL,
-        provider text,
-        prices jsonb NOT NULL,
-        set_by text NOT NULL,
-        set_at timestamptz NOT NULL,
-        PRIMARY KEY (model, effective_from)
-      );
-      -- A price change to work off: the LLM spans from from_time on whose model name matches one of
-      -- the patterns (every version of the changed model, before and after) are priced again.
-      CREATE TABLE cost_jobs (
-        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-        event_id text NOT NULL UNIQUE,
-        from_time timestamptz NOT NULL,
-        patterns text[] NOT NULL,
-        -- the stored model names the patterns match, found by the reactor's first chunk
-        model_names text[],
-        after_span bigint NOT NULL DEFAULT 0,
-        queued_at timestamptz NOT NULL
-      );
-      INSERT INTO cost_jobs (event_id, from_time, patterns, queued_at)
-      SELECT 'tracing/0004_costs', '-infinity', ARRAY['.*'], now() WHERE EXISTS (SELECT 1 FROM spans WHERE span_kind = 'LLM');
-    `,
-  },
+  costsMigration,
   {
     // What a page says lacks a price: the LLM spans without a cost, per project and time (few, and
     // only those are indexed).
@@ -184,26 +143,7 @@ export const tracingMigrations: readonly Migration[] = [
       CREATE INDEX spans_unpriced ON spans (project_id, start_time) INCLUDE (llm_model_name) WHERE span_kind = 'LLM' AND cost_total IS NULL;
     `,
   },
-  {
-    // Erasure reaches the log (projections/retention/erasureReactor.ts): each span row names the
-    // SpansIngested event it came from, and a deletion records, in the transaction that deletes
-    // the rows, which spans of which events it took (tracing_erasures). The erasure reactor reads
-    // that after the deletion is applied, rewrites those events, and the ContentRemoved record
-    // clears the rows again. Spans stored before this migration have no source: a rebuild of the
-    // tracing read model fills it in.
-    id: 'tracing/0006_erasures',
-    sql: `
-      ALTER TABLE spans ADD COLUMN source_event uuid;
-      CREATE TABLE tracing_erasures (
-        deletion_event uuid NOT NULL,
-        source_event uuid NOT NULL,
-        span_id text NOT NULL,
-        trace_id text NOT NULL,
-        session_id text,
-        PRIMARY KEY (deletion_event, source_event, span_id)
-      );
-    `,
-  },
+  erasuresMigration,
   {
     // The metrics page's hourly rollup (traceRollup.ts), filled from the traces there are; and the
     // Traces tab's sort by cost, most expensive first (projections/tracing/sortKey.ts: traces
@@ -226,22 +166,5 @@ export const tracingMigrations: readonly Migration[] = [
     id: 'tracing/0009_span_search',
     sql: SPAN_SEARCH_MIGRATION,
   },
-  {
-    // Per-project access (issue 38): a restricted project is seen only by admins, system keys and
-    // its grantees. Every request reads these two (projections/projects/projectAccessQueries.ts):
-    // the partial index keeps "which projects are restricted" a scan of those few rows.
-    id: 'tracing/0010_project_access',
-    sql: `
-      ALTER TABLE projects ADD COLUMN restricted boolean NOT NULL DEFAULT false;
-      CREATE INDEX projects_restricted ON projects (id) WHERE restricted;
-      CREATE TABLE project_grants (
-        project_id bigint NOT NULL,
-        user_id text NOT NULL,
-        role text NOT NULL,
-        granted_at timestamptz NOT NULL,
-        PRIMARY KEY (project_id, user_id)
-      );
-      CREATE INDEX project_grants_user ON project_grants (user_id);
-    `,
-  },
+  projectAccessMigration,
 ];
