@@ -82,6 +82,25 @@ test('an admin creates a categorical config, assigns it, annotates a span, chang
   const { page, problems } = await openPage(browser);
   await signIn(page, server, 'ada@example.com', 'ada-initial-pw-1', 'ada-own-password-1');
 
+  // Before any config exists, a span is labelled and scored from its page
+  const [firstRoot, , firstLlm] = turns[1]!;
+  await page.goto(server.href(`/projects/${projectId}/traces/${firstRoot!.traceId}?span=${firstLlm!.spanId}`));
+  await page.getByTestId('span-name').getByText('ChatCompletion').waitFor();
+  await page
+    .getByTestId('span-details')
+    .getByRole('button', { name: /^Annotations/ })
+    .click();
+  const quick = page.getByTestId('annotations-panel-span').getByTestId('quick-label');
+  await quick.getByLabel('Annotation name').fill('helpful');
+  await quick.getByLabel('Label', { exact: true }).fill('yes');
+  await quick.getByLabel('Score').fill('0.9');
+  await quick.getByRole('button', { name: 'Label' }).click();
+  const quickItem = page.getByTestId('annotations-panel-span').locator('[data-testid="annotation-item"][data-name="helpful"]');
+  await quickItem.getByTestId('annotation-label').getByText('yes', { exact: true }).waitFor();
+  assert.match(await text(quickItem), /0\.9/);
+  assert.match(await text(quickItem), /Human/);
+  await screenshot(page, 'annotations-quick-label');
+
   // Given the settings' annotation configs, when a config with a repeated label is created, the server's message shows
   await page.goto(server.href('/settings/annotations'));
   await page.getByText('No annotation configs yet').waitFor();
