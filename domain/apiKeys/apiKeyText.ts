@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.ts';
-import { textProblem } from '../identity/textRule.ts';
+import { textProblem } from '../shared/textRule.ts';
 import { LATEST_STORABLE_MS as LATEST_EXPIRY } from '../shared/storableTime.ts';
 
 export const API_KEY_NAME_MAX_LENGTH = 256;

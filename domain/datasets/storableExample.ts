@@ -1,4 +1,4 @@
-import { storableJson, storableMetadata } from '../annotations/annotationRecord.ts';
+import { storableJson, storableMetadata } from '../shared/storableJson.ts';
 import { clippedText, MESSAGE_MAX_BYTES, NAME_MAX_BYTES, storableName, storableText } from '../shared/storableText.ts';
 import { DomainError } from '../errors.ts';
 import type { JsonObject } from '../shared/jsonValue.ts';

@@ -1,5 +1,5 @@
 import { ANNOTATOR_KINDS } from '../annotations/events.ts';
-import { storableMetadata } from '../annotations/annotationRecord.ts';
+import { storableMetadata } from '../shared/storableJson.ts';
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { checkName } from '../datasets/storableExample.ts';

@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
-import { storableJson } from '../annotations/annotationRecord.ts';
+import { storableJson } from '../shared/storableJson.ts';
 import { checkStorableTime } from '../shared/storableTime.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
 import type { RecordExperimentRun } from './commands.ts';

@@ -1,4 +1,4 @@
-import { storableJson, storableMetadata } from '../annotations/annotationRecord.ts';
+import { storableJson, storableMetadata } from '../shared/storableJson.ts';
 import type { JsonObject } from '../shared/jsonValue.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
 import {

@@ -1,6 +1,6 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import { storableJson } from '../../domain/annotations/annotationRecord.ts';
+import { storableJson } from '../../domain/shared/storableJson.ts';
 import { ANNOTATOR_KINDS } from '../../domain/annotations/events.ts';
 import { storableDatasetName, storableDescription, storableObject, uuidOrNull } from '../../domain/datasets/storableExample.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
