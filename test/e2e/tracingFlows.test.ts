@@ -155,6 +155,19 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   // And the attributes tab shows the attribute tree
   await page.getByRole('button', { name: 'Attributes' }).click();
   assert.match(await text(page.getByTestId('attributes')), /retrieval/);
+  // ...where an opened array lists its items, and no `length` beside them
+  const tree = page.getByTestId('attributes');
+  for (let round = 0; round < 4; round++) {
+    const closed = tree.locator('.arrow:not(.expanded)');
+    const n = await closed.count();
+    if (n === 0) break;
+    for (let i = n - 1; i >= 0; i--) await closed.nth(i).click();
+  }
+  const keys = await tree.locator('.property').allTextContents();
+  assert.ok(keys.includes('0') && keys.includes('1'), keys.join(' '));
+  assert.not.ok(keys.includes('length'), keys.join(' '));
+  assert.match(await text(tree), /Array\(2\)/);
+  await screenshot(page, 'tracing-attributes-tree');
 
   // When the failed trace is opened and its LLM span selected, the exception shows with its stack trace
   await page.goBack();
