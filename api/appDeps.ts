@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Principal } from '../domain/access/principal.ts';
+import type { CodeSandbox } from '../domain/evaluators/codeSandbox.ts';
 import type { EventStore } from '../domain/eventstore/types.ts';
 import type { ModelClient } from '../domain/modelCalls/modelCall.ts';
 import type { ExportDecoder } from '../ingest/exportDecoder.ts';
@@ -59,4 +60,6 @@ export type AppDeps = {
   readonly models: ModelClient;
   /** Alert rules: the default evaluation interval and the inward URLs allowed (defaults when left out: 60 s, none). */
   readonly alerts?: { readonly evaluationIntervalSeconds: number; readonly allowedUrls: readonly string[] };
+  /** The sandbox evaluator code runs in (and is compiled in when it is created). */
+  readonly evaluators: { readonly sandbox: CodeSandbox };
 };

@@ -12,6 +12,8 @@ import { datasetChangeRoutes } from './rest/datasets/datasetChangeRoutes.ts';
 import { datasetExportRoutes } from './rest/datasets/datasetExportRoutes.ts';
 import { datasetLabelRoutes } from './rest/datasets/datasetLabelRoutes.ts';
 import { datasetRoutes } from './rest/datasets/datasetRoutes.ts';
+import { evaluatorRoutes } from './rest/evaluators/evaluatorRoutes.ts';
+import { projectEvaluatorRoutes } from './rest/evaluators/projectEvaluatorRoutes.ts';
 import { experimentRoutes } from './rest/experiments/experimentRoutes.ts';
 import { projectRoutes } from './rest/projects/projectRoutes.ts';
 import { promptRoutes } from './rest/prompts/promptRoutes.ts';
@@ -49,6 +51,8 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...datasetLabelRoutes(deps),
   ...experimentRoutes(deps),
   ...playgroundRoutes(deps),
+  ...evaluatorRoutes(deps),
+  ...projectEvaluatorRoutes(deps),
   ...auditRoutes(deps),
   ...graphqlRoutes(deps),
 ];

@@ -2,6 +2,7 @@ import type { AlertEvent } from './alerts/events.ts';
 import type { AnnotationEvent } from './annotations/events.ts';
 import type { ApiKeyEvent } from './apiKeys/events.ts';
 import type { AnyDatasetEvent } from './datasets/events.ts';
+import type { EvaluationFailed, EvaluatorEvent } from './evaluators/events.ts';
 import type { AnyExperimentEvent } from './experiments/events.ts';
 import type { UserEvent } from './identity/events.ts';
 import type { UniqueValueEvent } from './identity/uniqueValueDecider.ts';
@@ -31,6 +32,8 @@ export type LoupeEvent =
   | PriceEvent
   | SavedFilterEvent
   | RetentionEvent
-  | AlertEvent;
+  | AlertEvent
+  | EvaluatorEvent
+  | EvaluationFailed;
 
 export type LoupeEventType = LoupeEvent['type'];

@@ -36,6 +36,7 @@ import { createSpanSearchIndexer, type SpanSearchIndexer } from '../projections/
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
+import { createCodeSandbox } from '../domain/evaluators/codeSandbox.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
 import { createIdentity } from './createIdentity.ts';
@@ -210,6 +211,10 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       graceMs: 5000,
     };
 
+    // Evaluator code runs on a WebAssembly engine in a thread of its own (domain/evaluators/codeSandbox.ts).
+    const sandbox = createCodeSandbox();
+    closers.unshift(() => sandbox.close());
+
     let draining = false;
     const authenticator = identity.authenticator(store, runner);
     const deps: AppDeps = {
@@ -233,6 +238,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       models,
       retention: { defaultDays: config.retention.defaultDays },
       alerts: config.alerts,
+      evaluators: { sandbox },
     };
     const sink: SpanSink<Principal | null> = metrics.instrumentSink(createSpanSink(store));
     const otlp = otlpRoutes(deps, sink);

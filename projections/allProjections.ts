@@ -3,6 +3,7 @@ import { annotationsProjection } from './annotations/annotationsProjection.ts';
 import { apiKeysProjection } from './apiKeys/apiKeysProjection.ts';
 import { auditTrailProjection } from './audit/auditTrailProjection.ts';
 import { datasetsProjection } from './datasets/datasetsProjection.ts';
+import { evaluatorsProjection } from './evaluators/evaluatorsProjection.ts';
 import { experimentsProjection } from './experiments/experimentsProjection.ts';
 import { usersProjection } from './identity/usersProjection.ts';
 import type { Projection } from './projection.ts';
@@ -25,5 +26,6 @@ export const allProjections = (): Projection[] => [
   savedFiltersProjection,
   traceRetentionPoliciesProjection,
   alertsProjection,
+  evaluatorsProjection,
   auditTrailProjection,
 ];

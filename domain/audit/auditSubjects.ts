@@ -16,7 +16,8 @@ export type SubjectKind =
   | 'datasetSplit'
   | 'experiment'
   | 'annotationConfig'
-  | 'retentionPolicy';
+  | 'retentionPolicy'
+  | 'evaluator';
 
 export type SubjectState = {
   readonly name?: string;
@@ -63,6 +64,7 @@ const ID_FIELDS: Readonly<Record<string, SubjectKind>> = {
   configId: 'annotationConfig',
   splitId: 'datasetSplit',
   policyId: 'retentionPolicy',
+  evaluatorId: 'evaluator',
 };
 
 /** The subjects describing `event` may read: the ids its data names (by field), whatever its type. */

@@ -24,6 +24,7 @@ export type AuditResourceType =
   | 'ModelPrice'
   | 'SavedFilter'
   | 'RetentionPolicy'
+  | 'Evaluator'
   | 'ReadModel';
 
 /** `key` is the domain's id of the thing (a user id, a project's uuid, a secret's key name). */
@@ -92,7 +93,7 @@ const apiKey = (subjects: Subjects, keyId: string, kind?: string, name?: string)
   return { type: (kind ?? known.kind) === 'system' ? 'SystemApiKey' : 'UserApiKey', key: keyId, name: name ?? known.name ?? null };
 };
 const labelOf =
-  (kind: 'promptLabel' | 'datasetLabel' | 'datasetSplit' | 'annotationConfig' | 'retentionPolicy', type: AuditResourceType) =>
+  (kind: 'promptLabel' | 'datasetLabel' | 'datasetSplit' | 'annotationConfig' | 'retentionPolicy' | 'evaluator', type: AuditResourceType) =>
   (subjects: Subjects, id: number, name?: string): AuditResource => ({
     type,
     key: String(id),
@@ -110,6 +111,7 @@ const promptLabel = labelOf('promptLabel', 'PromptLabel');
 const datasetLabel = labelOf('datasetLabel', 'DatasetLabel');
 const datasetSplit = labelOf('datasetSplit', 'DatasetSplit');
 const annotationConfig = labelOf('annotationConfig', 'AnnotationConfig');
+const evaluator = labelOf('evaluator', 'Evaluator');
 
 /** A prompt version's number ("version 3"), or its id when the trail never saw it added. */
 const versionName = (subjects: Subjects, promptId: string, versionId: string | undefined): string | null => {
@@ -502,6 +504,42 @@ const DESCRIBE: { readonly [T in LoupeEventType]: Describe<T> } = {
   AlertRuleDeleted: (d, s) => described(project(s, d.projectId), `Alert rule ${quoted(d.name)} deleted`),
   AlertStateChanged: (d, s) =>
     described(project(s, d.projectId), `Alert ${d.alertId} ${d.from} → ${d.to}`, [change('value', null, d.value)]),
+
+  // Evaluators (their verdicts are AnnotationsRecorded; a failure is told by its evaluator).
+  EvaluatorCreated: (d, s) => {
+    s.set('evaluator', d.evaluatorId, { name: d.definition.name });
+    return described(
+      evaluator(s, d.evaluatorId, d.definition.name),
+      `Evaluator ${quoted(d.definition.name)} (${d.definition.kind}) created`,
+    );
+  },
+  EvaluatorUpdated: (d, s) => {
+    const before = s.get('evaluator', d.evaluatorId).name;
+    s.set('evaluator', d.evaluatorId, { name: d.definition.name });
+    return described(
+      evaluator(s, d.evaluatorId, d.definition.name),
+      `Evaluator ${quoted(d.definition.name)} changed (version ${d.version})`,
+      before !== undefined && before !== d.definition.name ? [change('name', before, d.definition.name)] : [],
+    );
+  },
+  EvaluatorDeleted: (d, s) => described(evaluator(s, d.evaluatorId), `Evaluator ${quoted(s.get('evaluator', d.evaluatorId).name)} deleted`),
+  ProjectEvaluatorAttached: (d, s) =>
+    described(
+      evaluator(s, d.evaluatorId),
+      `Evaluator ${quoted(s.get('evaluator', d.evaluatorId).name)} set on project ${quoted(s.get('project', d.projectId).name)} (${d.settings.target}, ${d.settings.samplingRate * 100} %)`,
+    ),
+  ProjectEvaluatorChanged: (d) =>
+    described(
+      null,
+      `Project evaluator ${d.attachmentId} changed (${d.settings.enabled ? 'enabled' : 'disabled'}, ${d.settings.samplingRate * 100} %)`,
+    ),
+  ProjectEvaluatorDetached: (d) => described(null, `Project evaluator ${d.attachmentId} removed`),
+  EvaluatorBackfillRequested: (d) => described(null, `Project evaluator ${d.attachmentId} asked to judge ${d.startTime} to ${d.endTime}`),
+  EvaluationFailed: (d, s) =>
+    described(
+      evaluator(s, d.evaluatorId),
+      `Evaluation of ${d.target.toLowerCase()} ${quoted(d.targetId)} failed after ${plural(d.attempts, 'attempt')}`,
+    ),
 };
 
 /** Every event type the audit trail knows how to tell (all of `LoupeEvent`). */

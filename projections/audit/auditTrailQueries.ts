@@ -105,7 +105,8 @@ const toRow = (r: z.infer<typeof row>): AuditRow => ({
 const SUBJECT_KIND = sql.fragment`CASE t.resource_type WHEN 'User' THEN 'user' WHEN 'UserApiKey' THEN 'apikey' WHEN 'SystemApiKey' THEN 'apikey'
   WHEN 'Project' THEN 'project' WHEN 'Prompt' THEN 'prompt' WHEN 'Dataset' THEN 'dataset' WHEN 'Experiment' THEN 'experiment'
   WHEN 'AnnotationConfig' THEN 'annotationConfig' WHEN 'PromptLabel' THEN 'promptLabel' WHEN 'DatasetLabel' THEN 'datasetLabel'
-  WHEN 'DatasetSplit' THEN 'datasetSplit' WHEN 'RetentionPolicy' THEN 'retentionPolicy' END`;
+  WHEN 'DatasetSplit' THEN 'datasetSplit' WHEN 'RetentionPolicy' THEN 'retentionPolicy'
+  WHEN 'Evaluator' THEN 'evaluator' END`;
 
 const conditions = (filter: AuditFilter, cursor: number | null) => {
   const where = [sql.fragment`TRUE`];

@@ -19,6 +19,7 @@ import { closeServer, listen } from '../../ops/http/listen.ts';
 import { createLogger } from '../../ops/logger.ts';
 import { freshMigratedDatabase, type TestDatabase } from '../support/database.ts';
 import { testAuthSettings, testIdentityServices } from '../support/testIdentity.ts';
+import { createCodeSandbox } from '../../domain/evaluators/codeSandbox.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = async (r: Response): Promise<any> => r.json();
@@ -91,6 +92,7 @@ test.before.each(async (ctx) => {
       pace: DEFAULT_BODY_PACE,
     },
     isDraining: () => ctx.draining,
+    evaluators: { sandbox: createCodeSandbox() },
   };
 });
 test.after.each(async (ctx) => {
