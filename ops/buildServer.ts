@@ -37,6 +37,7 @@ import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { createCodeSandbox } from '../domain/evaluators/codeSandbox.ts';
+import { createEvaluationWorker } from '../projections/evaluators/evaluationWorker.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
 import { createIdentity } from './createIdentity.ts';
@@ -118,6 +119,9 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       keyring: identity.services.keyring,
       logger,
     });
+    // Evaluator code runs on a WebAssembly engine in a thread of its own (domain/evaluators/codeSandbox.ts).
+    const sandbox = createCodeSandbox();
+    closers.unshift(() => sandbox.close());
     // Reactors (projections/reactors/): each runs on a lane of its own, in one process among replicas (its own lock).
     const reactors = createReactorRunner({
       store,
@@ -140,6 +144,10 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     });
     await reactors.start();
     closers.unshift(() => reactors.stop());
+    // Online evaluation's judging lane: the evaluations reactor queues, this judges (projections/evaluators/).
+    const evaluations = createEvaluationWorker({ store, pool: database.pool, ports: { sandbox, llm: null }, logger });
+    evaluations.start();
+    closers.unshift(() => evaluations.stop());
     const lag = createLagMonitor({
       store,
       runner,
@@ -210,10 +218,6 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       minBytesPerSecond: config.http.otlpMinBodyBytesPerSecond,
       graceMs: 5000,
     };
-
-    // Evaluator code runs on a WebAssembly engine in a thread of its own (domain/evaluators/codeSandbox.ts).
-    const sandbox = createCodeSandbox();
-    closers.unshift(() => sandbox.close());
 
     let draining = false;
     const authenticator = identity.authenticator(store, runner);

@@ -14,6 +14,7 @@ import type { AnyReactor } from '../projections/reactors/reactor.ts';
 import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
 import { costReactor } from '../projections/prices/costReactor.ts';
+import { evaluationReactor } from '../projections/evaluators/evaluationReactor.ts';
 import type { Config } from './config.ts';
 import { checkpoint } from './database/walCheckpoints.ts';
 
@@ -79,4 +80,6 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
     days: deps.config.retention.defaultDays,
     everyMs: deps.config.retention.scheduleMinutes * 60_000,
   }),
+  // Online evaluation: new spans, traces and sessions a project evaluator picks, queued for its judging lane.
+  evaluationReactor({ pool: deps.pool }),
 ];

@@ -1,4 +1,4 @@
-import { sql, type DatabaseTransactionConnection } from 'slonik';
+import { sql, type DatabaseTransactionConnection, type FragmentSqlToken } from 'slonik';
 import type { EvaluationFailed, EvaluatorEvent } from '../../domain/evaluators/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/tracing/storable.ts';
@@ -36,6 +36,17 @@ const settingsColumns = (raw: unknown) => {
   };
 };
 
+const TARGET_TABLES = {
+  SPAN: sql.identifier(['spans']),
+  TRACE: sql.identifier(['traces']),
+  SESSION: sql.identifier(['sessions']),
+} as const;
+
+/** The last row of the target's table for the project, as the tracing read model has it now. */
+const lastRowid = (target: string, projectId: string | FragmentSqlToken) =>
+  sql.fragment`(SELECT coalesce(max(r.id), 0) FROM ${TARGET_TABLES[target as keyof typeof TARGET_TABLES] ?? TARGET_TABLES.SPAN} r
+    WHERE r.project_id = (SELECT p.id FROM projects p WHERE p.project_id = ${projectId}))`;
+
 /** Evaluators and their uses on projects. A name clash (only in a crafted event) leaves the rows as they were. */
 export const applyEvaluatorEvent = async (tx: DatabaseTransactionConnection, event: StoredEvent & EvaluatorEvent): Promise<void> => {
   const at = event.metadata.time;
@@ -71,9 +82,9 @@ export const applyEvaluatorEvent = async (tx: DatabaseTransactionConnection, eve
       const s = settingsColumns(event.data.settings);
       await tx.query(sql.unsafe`
         INSERT INTO project_evaluators (id, evaluator_id, project_id, target, sampling_rate, filter, input_mapping, annotation_name,
-          delay_seconds, enabled, created_at, updated_at)
+          delay_seconds, enabled, start_after_rowid, created_at, updated_at)
         SELECT ${attachmentId}, ${evaluatorId}, ${projectId}, ${s.target}, ${s.rate}, ${s.filter}, ${s.mapping}, ${s.annotationName},
-          ${s.delay}, ${s.enabled}, ${at}, ${at}
+          ${s.delay}, ${s.enabled}, ${lastRowid(s.target, projectId)}, ${at}, ${at}
         WHERE EXISTS (SELECT 1 FROM evaluators WHERE id = ${evaluatorId})
         ON CONFLICT (id) DO NOTHING`);
       return;
@@ -84,7 +95,8 @@ export const applyEvaluatorEvent = async (tx: DatabaseTransactionConnection, eve
       const s = settingsColumns(event.data.settings);
       await tx.query(sql.unsafe`
         UPDATE project_evaluators SET target = ${s.target}, sampling_rate = ${s.rate}, filter = ${s.filter}, input_mapping = ${s.mapping},
-          annotation_name = ${s.annotationName}, delay_seconds = ${s.delay}, enabled = ${s.enabled}, updated_at = ${at}
+          annotation_name = ${s.annotationName}, delay_seconds = ${s.delay}, enabled = ${s.enabled}, updated_at = ${at},
+          start_after_rowid = CASE WHEN target = ${s.target} THEN start_after_rowid ELSE ${lastRowid(s.target, sql.fragment`project_evaluators.project_id`)} END
         WHERE id = ${attachmentId}`);
       return;
     }

@@ -27,6 +27,7 @@ const attachmentRow = z.object({
   annotation_name: z.string().nullable(),
   delay_seconds: z.number(),
   enabled: z.boolean(),
+  start_after_rowid: z.bigint().transform(Number),
   created_at: z.number().transform((ms) => new Date(ms)),
   updated_at: z.number().transform((ms) => new Date(ms)),
 });
@@ -45,7 +46,7 @@ export type EvaluationFailureRow = z.infer<typeof failureRow>;
 
 const evaluatorColumns = sql.fragment`e.id, e.name, e.kind, e.description, e.definition, e.version, e.created_at, e.updated_at`;
 const attachmentColumns = sql.fragment`a.id, a.evaluator_id, a.project_id::text AS project_id, a.target, a.sampling_rate, a.filter,
-  a.input_mapping, a.annotation_name, a.delay_seconds, a.enabled, a.created_at, a.updated_at`;
+  a.input_mapping, a.annotation_name, a.delay_seconds, a.enabled, a.start_after_rowid, a.created_at, a.updated_at`;
 
 /** Newest first from `cursor` (a row id, inclusive); `limit + 1` rows. */
 export const listEvaluators = (db: CommonQueryMethods, q: { readonly cursor: number | null; readonly limit: number }) =>

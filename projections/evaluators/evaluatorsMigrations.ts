@@ -27,6 +27,9 @@ export const evaluatorsMigrations: readonly Migration[] = [
         annotation_name text,
         delay_seconds integer NOT NULL,
         enabled boolean NOT NULL,
+        -- the last row of its target's table (spans, traces, sessions) when it was set or retargeted:
+        -- it judges what arrives after that (a backfill judges what came before)
+        start_after_rowid bigint NOT NULL DEFAULT 0,
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL
       );
