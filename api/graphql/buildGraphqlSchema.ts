@@ -15,6 +15,7 @@ import {
 import { ApiKeyMutations } from './resolvers/apiKeyMutations.ts';
 import { ApiKeyQueryResolver, UserApiKeyResolver } from './resolvers/apiKeyResolvers.ts';
 import { DatasetExampleFieldResolver, DatasetFieldResolver, DatasetQueryResolver } from './resolvers/datasetResolvers.ts';
+import { EvaluatorQueryResolver, ProjectEvaluatorResolver, ProjectEvaluatorsResolver } from './resolvers/evaluatorResolvers.ts';
 import { DatasetExperimentsResolver, ExperimentFieldResolver } from './resolvers/experimentResolvers.ts';
 import { AuditQueryResolver } from './resolvers/auditResolver.ts';
 import { FilterQueryResolver, ProjectFilterResolver } from './resolvers/filterResolver.ts';
@@ -37,12 +38,16 @@ import { TraceResolver } from './resolvers/traceResolver.ts';
 import { TracingQueryResolver } from './resolvers/tracingQueryResolver.ts';
 import { UserMutations } from './resolvers/userMutations.ts';
 import { SystemApiKey, UserApiKey } from './types/apiKeyTypes.ts';
+import { BuiltInEvaluator, CodeEvaluator, LLMEvaluator } from './types/evaluatorTypes.ts';
 import { User } from './types/identityTypes.ts';
 import { Secret } from './types/secretTypes.ts';
 import { Project, ProjectSession, Span, Trace } from './types/tracingTypes.ts';
 
 /** Every resolver class; a feature adds its own here (one line). */
 export const RESOLVERS = [
+  EvaluatorQueryResolver,
+  ProjectEvaluatorResolver,
+  ProjectEvaluatorsResolver,
   TracingQueryResolver,
   ProjectResolver,
   FilterQueryResolver,
@@ -105,7 +110,19 @@ export const graphqlSchema = (): GraphQLSchema => {
     buildSchemaSync({
       resolvers: [...RESOLVERS],
       // Node types reached only through node(id:) must still be in the schema.
-      orphanedTypes: [Project, Trace, Span, ProjectSession, User, UserApiKey, SystemApiKey, Secret],
+      orphanedTypes: [
+        Project,
+        Trace,
+        Span,
+        ProjectSession,
+        User,
+        UserApiKey,
+        SystemApiKey,
+        Secret,
+        LLMEvaluator,
+        CodeEvaluator,
+        BuiltInEvaluator,
+      ],
       validate: false,
     }),
   );

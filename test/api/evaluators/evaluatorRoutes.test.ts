@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DomainEvent } from '../../../domain/decider.ts';
+import { dataOf, gql } from '../graphql/gqlClient.ts';
 import { httpSpec } from '../../support/httpSpec.ts';
 import { callJson } from '../../support/restClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
@@ -156,6 +157,44 @@ test('an evaluator on a project: created, read, changed and removed; bad setting
   assert.is(reversed.status, 422, reversed.text);
   assert.is((await callJson(server, 'DELETE', path)).status, 200);
   assert.is((await callJson(server, 'GET', path)).status, 404);
+});
+
+test('GraphQL lists evaluators by the reference names, and a project its evaluators with their input mapping', async ({ server }) => {
+  const judge = await callJson(server, 'POST', '/v1/evaluators', llm('gql-judge'));
+  await callJson(server, 'POST', '/v1/projects', { name: 'gql' });
+  await callJson(server, 'POST', '/v1/projects/gql/evaluators', {
+    evaluator_id: judge.body.data.id,
+    sampling_rate: 0.1,
+    input_mapping: { path_mapping: { input: 'attributes.input.value' }, literal_mapping: { tone: 'strict' } },
+  });
+  const data = dataOf(
+    await gql(
+      server,
+      `{ evaluators(first: 100) { edges { node { __typename id name kind version
+           ... on LLMEvaluator { modelName outputConfig } ... on CodeEvaluator { sourceCode } } } }
+         projects { edges { node { name evaluators { samplingRate inputMapping { pathMapping literalMapping } evaluator { name } } } } } }`,
+    ),
+  );
+  const node = data.evaluators.edges
+    .map((e: { node: Record<string, unknown> }) => e.node)
+    .find((n: { name: string }) => n.name === 'gql-judge');
+  assert.equal(node, {
+    __typename: 'LLMEvaluator',
+    id: judge.body.data.id,
+    name: 'gql-judge',
+    kind: 'LLM',
+    version: 1,
+    modelName: 'gpt-4o-mini',
+    outputConfig: { choices: { correct: 1, incorrect: 0 }, optimizationDirection: 'MAXIMIZE' },
+  });
+  const project = data.projects.edges.find((e: { node: { name: string } }) => e.node.name === 'gql').node;
+  assert.equal(project.evaluators, [
+    {
+      samplingRate: 0.1,
+      inputMapping: { pathMapping: { input: 'attributes.input.value' }, literalMapping: { tone: 'strict' } },
+      evaluator: { name: 'gql-judge' },
+    },
+  ]);
 });
 
 test.run();
