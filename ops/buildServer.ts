@@ -37,6 +37,7 @@ import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { createCodeSandbox } from '../domain/evaluators/codeSandbox.ts';
+import { createLlmJudge } from '../domain/evaluators/llmJudge.ts';
 import { createEvaluationWorker } from '../projections/evaluators/evaluationWorker.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
@@ -121,6 +122,13 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     });
     // Evaluator code runs on a WebAssembly engine in a thread of its own (domain/evaluators/codeSandbox.ts).
     const sandbox = createCodeSandbox();
+    // Model providers, for the playground and for LLM evaluators alike (adapters/outbound/modelClient.ts).
+    const models = createModelClient({
+      settings: config.playground,
+      sealedSecrets: (names) => sealedSecretValues(database.pool, names),
+      keyring: identity.services.keyring,
+      logger,
+    });
     closers.unshift(() => sandbox.close());
     // Reactors (projections/reactors/): each runs on a lane of its own, in one process among replicas (its own lock).
     const reactors = createReactorRunner({
@@ -145,7 +153,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     await reactors.start();
     closers.unshift(() => reactors.stop());
     // Online evaluation's judging lane: the evaluations reactor queues, this judges (projections/evaluators/).
-    const evaluations = createEvaluationWorker({ store, pool: database.pool, ports: { sandbox, llm: null }, logger });
+    const evaluations = createEvaluationWorker({ store, pool: database.pool, ports: { sandbox, llm: createLlmJudge(models) }, logger });
     evaluations.start();
     closers.unshift(() => evaluations.stop());
     const lag = createLagMonitor({
