@@ -12,6 +12,7 @@ import { datasetChangeRoutes } from './rest/datasets/datasetChangeRoutes.ts';
 import { datasetExportRoutes } from './rest/datasets/datasetExportRoutes.ts';
 import { datasetLabelRoutes } from './rest/datasets/datasetLabelRoutes.ts';
 import { datasetRoutes } from './rest/datasets/datasetRoutes.ts';
+import { datasetEvaluatorRoutes } from './rest/evaluators/datasetEvaluatorRoutes.ts';
 import { evaluatorRoutes } from './rest/evaluators/evaluatorRoutes.ts';
 import { projectEvaluatorRoutes } from './rest/evaluators/projectEvaluatorRoutes.ts';
 import { experimentRoutes } from './rest/experiments/experimentRoutes.ts';
@@ -53,6 +54,7 @@ export const allRoutes = (deps: AppDeps): RouteDef[] => [
   ...playgroundRoutes(deps),
   ...evaluatorRoutes(deps),
   ...projectEvaluatorRoutes(deps),
+  ...datasetEvaluatorRoutes(deps),
   ...auditRoutes(deps),
   ...graphqlRoutes(deps),
 ];

@@ -535,6 +535,12 @@ const DESCRIBE: { readonly [T in LoupeEventType]: Describe<T> } = {
     ),
   ProjectEvaluatorDetached: (d) => described(null, `Project evaluator ${d.attachmentId} removed`),
   EvaluatorBackfillRequested: (d) => described(null, `Project evaluator ${d.attachmentId} asked to judge ${d.startTime} to ${d.endTime}`),
+  DatasetEvaluatorAttached: (d, s) =>
+    described(
+      evaluator(s, d.evaluatorId),
+      `Evaluator ${quoted(s.get('evaluator', d.evaluatorId).name)} set on dataset ${quoted(s.get('dataset', d.datasetId).name)}`,
+    ),
+  DatasetEvaluatorDetached: (d) => described(null, `Dataset evaluator ${d.datasetEvaluatorId} removed`),
   EvaluationFailed: (d, s) =>
     described(
       evaluator(s, d.evaluatorId),

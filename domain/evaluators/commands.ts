@@ -1,5 +1,7 @@
 import type { AnnotationRecord } from '../annotations/events.ts';
+import type { ExperimentEvaluationRecorded } from '../experiments/events.ts';
 import type { EvaluatorDefinition } from './evaluatorDefinition.ts';
+import type { InputMapping } from './inputMapping.ts';
 import type { EvaluationFailed, ProjectEvaluatorSettings } from './events.ts';
 
 export type CreateEvaluator = { readonly type: 'CreateEvaluator'; readonly definition: EvaluatorDefinition };
@@ -25,6 +27,15 @@ export type BackfillProjectEvaluator = {
   readonly endTime: string;
 };
 
+export type AttachDatasetEvaluator = {
+  readonly type: 'AttachDatasetEvaluator';
+  readonly evaluatorId: number;
+  readonly datasetId: string;
+  readonly inputMapping: InputMapping;
+  readonly annotationName: string | null;
+};
+export type DetachDatasetEvaluator = { readonly type: 'DetachDatasetEvaluator'; readonly datasetEvaluatorId: number };
+
 export type EvaluatorCommand =
   | CreateEvaluator
   | UpdateEvaluator
@@ -32,9 +43,15 @@ export type EvaluatorCommand =
   | AttachProjectEvaluator
   | ChangeProjectEvaluator
   | DetachProjectEvaluator
-  | BackfillProjectEvaluator;
+  | BackfillProjectEvaluator
+  | AttachDatasetEvaluator
+  | DetachDatasetEvaluator;
 
-/** The outcome of one evaluation: its verdict as an annotation, or the failure. Once only. */
+/**
+ * The outcome of one evaluation, once only: a target's verdict as an annotation, a run's as an
+ * experiment evaluation (a failed one carries the failure too), or the failure.
+ */
 export type RecordEvaluationOutcome =
   | { readonly type: 'RecordEvaluationVerdict'; readonly annotation: AnnotationRecord }
+  | { readonly type: 'RecordRunEvaluation'; readonly evaluation: ExperimentEvaluationRecorded['data']; readonly failure: EvaluationFailed['data'] | null }
   | ({ readonly type: 'RecordEvaluationFailure' } & EvaluationFailed['data']);

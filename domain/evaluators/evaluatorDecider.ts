@@ -10,11 +10,15 @@ import { mappingProblems } from './inputMapping.ts';
 export type EvaluatorEntry = { readonly definition: EvaluatorDefinition; readonly version: number };
 export type AttachmentEntry = { readonly evaluatorId: number; readonly projectId: string; readonly settings: ProjectEvaluatorSettings };
 
+export type DatasetAttachmentEntry = { readonly evaluatorId: number; readonly datasetId: string };
+
 export type EvaluatorsState = {
   readonly lastEvaluatorId: number;
   readonly lastAttachmentId: number;
+  readonly lastDatasetEvaluatorId: number;
   readonly evaluators: ReadonlyMap<number, EvaluatorEntry>;
   readonly attachments: ReadonlyMap<number, AttachmentEntry>;
+  readonly datasetAttachments: ReadonlyMap<number, DatasetAttachmentEntry>;
 };
 
 const changed = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V | null): Map<K, V> => {
@@ -53,6 +57,17 @@ const evolve = (state: EvaluatorsState, event: EvaluatorEvent): EvaluatorsState 
     }
     case 'ProjectEvaluatorDetached':
       return { ...state, attachments: changed(state.attachments, event.data.attachmentId, null) };
+    case 'DatasetEvaluatorAttached':
+      return {
+        ...state,
+        lastDatasetEvaluatorId: Math.max(state.lastDatasetEvaluatorId, event.data.datasetEvaluatorId),
+        datasetAttachments: changed(state.datasetAttachments, event.data.datasetEvaluatorId, {
+          evaluatorId: event.data.evaluatorId,
+          datasetId: event.data.datasetId,
+        }),
+      };
+    case 'DatasetEvaluatorDetached':
+      return { ...state, datasetAttachments: changed(state.datasetAttachments, event.data.datasetEvaluatorId, null) };
     default:
       return state;
   }
@@ -121,9 +136,14 @@ const decide = (c: EvaluatorCommand, state: EvaluatorsState): EvaluatorEvent[] =
     }
     case 'DeleteEvaluator': {
       if (!state.evaluators.has(c.evaluatorId)) throw evaluatorNotFound(c.evaluatorId);
-      const detached: EvaluatorEvent[] = [...state.attachments]
-        .filter(([, a]) => a.evaluatorId === c.evaluatorId)
-        .map(([attachmentId]) => ({ type: 'ProjectEvaluatorDetached', data: { attachmentId } }));
+      const detached: EvaluatorEvent[] = [
+        ...[...state.attachments]
+          .filter(([, a]) => a.evaluatorId === c.evaluatorId)
+          .map(([attachmentId]): EvaluatorEvent => ({ type: 'ProjectEvaluatorDetached', data: { attachmentId } })),
+        ...[...state.datasetAttachments]
+          .filter(([, a]) => a.evaluatorId === c.evaluatorId)
+          .map(([datasetEvaluatorId]): EvaluatorEvent => ({ type: 'DatasetEvaluatorDetached', data: { datasetEvaluatorId } })),
+      ];
       return [...detached, { type: 'EvaluatorDeleted', data: { evaluatorId: c.evaluatorId } }];
     }
     case 'AttachProjectEvaluator':
@@ -147,6 +167,20 @@ const decide = (c: EvaluatorCommand, state: EvaluatorsState): EvaluatorEvent[] =
     case 'DetachProjectEvaluator':
       if (!state.attachments.has(c.attachmentId)) throw attachmentNotFound(c.attachmentId);
       return [{ type: 'ProjectEvaluatorDetached', data: { attachmentId: c.attachmentId } }];
+    case 'AttachDatasetEvaluator': {
+      if (!state.evaluators.has(c.evaluatorId))
+        throw new DomainError('evaluator_not_found', `evaluator_id: no evaluator has the id ${c.evaluatorId}`);
+      const problems = mappingProblems(c.inputMapping, 'run');
+      if (c.annotationName !== null && (c.annotationName.trim() === '' || c.annotationName.length > 200))
+        problems.push({ field: 'annotation_name', message: 'must be 1-200 characters' });
+      if (problems.length > 0) throw invalid('invalid_dataset_evaluator', problems);
+      const { type: _type, ...data } = c;
+      return [{ type: 'DatasetEvaluatorAttached', data: { datasetEvaluatorId: state.lastDatasetEvaluatorId + 1, ...data } }];
+    }
+    case 'DetachDatasetEvaluator':
+      if (!state.datasetAttachments.has(c.datasetEvaluatorId))
+        throw new DomainError('dataset_evaluator_not_found', `Dataset evaluator ${c.datasetEvaluatorId} not found`, 'not_found');
+      return [{ type: 'DatasetEvaluatorDetached', data: { datasetEvaluatorId: c.datasetEvaluatorId } }];
     case 'BackfillProjectEvaluator': {
       if (!state.attachments.has(c.attachmentId)) throw attachmentNotFound(c.attachmentId);
       const start = Date.parse(c.startTime);
@@ -165,7 +199,14 @@ const decide = (c: EvaluatorCommand, state: EvaluatorsState): EvaluatorEvent[] =
 
 /** All evaluators and their uses on projects in one aggregate: unique names, ids in order, versions. */
 export const evaluatorDecider: Decider<EvaluatorsState, EvaluatorCommand, EvaluatorEvent> = {
-  initialState: () => ({ lastEvaluatorId: 0, lastAttachmentId: 0, evaluators: new Map(), attachments: new Map() }),
+  initialState: () => ({
+    lastEvaluatorId: 0,
+    lastAttachmentId: 0,
+    lastDatasetEvaluatorId: 0,
+    evaluators: new Map(),
+    attachments: new Map(),
+    datasetAttachments: new Map(),
+  }),
   evolve,
   decide,
 };

@@ -46,6 +46,20 @@ export type EvaluatorBackfillRequested = DomainEvent<
   { readonly attachmentId: number; readonly startTime: string; readonly endTime: string }
 >;
 
+/** An evaluator judging every run recorded for an experiment of a dataset. */
+export type DatasetEvaluatorAttached = DomainEvent<
+  'DatasetEvaluatorAttached',
+  {
+    readonly datasetEvaluatorId: number;
+    readonly evaluatorId: number;
+    readonly datasetId: string;
+    readonly inputMapping: InputMapping;
+    /** The evaluation's name on each run (the evaluator's name when null). */
+    readonly annotationName: string | null;
+  }
+>;
+export type DatasetEvaluatorDetached = DomainEvent<'DatasetEvaluatorDetached', { readonly datasetEvaluatorId: number }>;
+
 export type EvaluatorEvent =
   | EvaluatorCreated
   | EvaluatorUpdated
@@ -53,7 +67,9 @@ export type EvaluatorEvent =
   | ProjectEvaluatorAttached
   | ProjectEvaluatorChanged
   | ProjectEvaluatorDetached
-  | EvaluatorBackfillRequested;
+  | EvaluatorBackfillRequested
+  | DatasetEvaluatorAttached
+  | DatasetEvaluatorDetached;
 
 /**
  * An evaluation that could not be judged (code that threw or ran out of time, a provider that
@@ -62,11 +78,13 @@ export type EvaluatorEvent =
 export type EvaluationFailed = DomainEvent<
   'EvaluationFailed',
   {
+    /** The project evaluator, or the dataset evaluator for a RUN. */
     readonly attachmentId: number;
     readonly evaluatorId: number;
     readonly version: number;
-    readonly target: EvaluationTarget;
+    readonly target: EvaluationTarget | 'RUN';
     readonly targetId: string;
+    /** The project, or the dataset for a RUN. */
     readonly projectId: string;
     readonly error: string;
     readonly attempts: number;

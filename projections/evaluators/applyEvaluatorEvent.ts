@@ -70,6 +70,7 @@ export const applyEvaluatorEvent = async (tx: DatabaseTransactionConnection, eve
       const evaluatorId = id(event.data?.evaluatorId);
       if (evaluatorId === null) return;
       await tx.query(sql.unsafe`DELETE FROM project_evaluators WHERE evaluator_id = ${evaluatorId}`);
+      await tx.query(sql.unsafe`DELETE FROM dataset_evaluators WHERE evaluator_id = ${evaluatorId}`);
       await tx.query(sql.unsafe`DELETE FROM evaluators WHERE id = ${evaluatorId}`);
       return;
     }
@@ -107,6 +108,26 @@ export const applyEvaluatorEvent = async (tx: DatabaseTransactionConnection, eve
     }
     case 'EvaluatorBackfillRequested':
       return; // the evaluation reactor's work, nothing to show
+    case 'DatasetEvaluatorAttached': {
+      const datasetEvaluatorId = id(event.data?.datasetEvaluatorId);
+      const evaluatorId = id(event.data?.evaluatorId);
+      const datasetId =
+        typeof event.data?.datasetId === 'string' && UUID.test(event.data.datasetId) ? event.data.datasetId.toLowerCase() : null;
+      if (datasetEvaluatorId === null || evaluatorId === null || datasetId === null) return;
+      const mapping = settingsColumns({ inputMapping: event.data.inputMapping }).mapping;
+      const annotationName = typeof event.data.annotationName === 'string' ? storableName(event.data.annotationName) : null;
+      await tx.query(sql.unsafe`
+        INSERT INTO dataset_evaluators (id, evaluator_id, dataset_id, input_mapping, annotation_name, created_at)
+        SELECT ${datasetEvaluatorId}, ${evaluatorId}, ${datasetId}, ${mapping}, ${annotationName}, ${at}
+        WHERE EXISTS (SELECT 1 FROM evaluators WHERE id = ${evaluatorId})
+        ON CONFLICT (id) DO NOTHING`);
+      return;
+    }
+    case 'DatasetEvaluatorDetached': {
+      const datasetEvaluatorId = id(event.data?.datasetEvaluatorId);
+      if (datasetEvaluatorId !== null) await tx.query(sql.unsafe`DELETE FROM dataset_evaluators WHERE id = ${datasetEvaluatorId}`);
+      return;
+    }
   }
 };
 

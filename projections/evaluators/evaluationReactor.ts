@@ -6,7 +6,7 @@ import { FilterError } from '../../domain/filters/filterSyntax.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { Reactor } from '../reactors/reactor.ts';
 import { activeProjectEvaluators, findProjectEvaluator, type ProjectEvaluatorRow } from './evaluatorQueries.ts';
-import { matchingTargets, nextWindowEnd } from './evaluationTargetQueries.ts';
+import { matchingTargets, nextWindowEnd, runEvaluations } from './evaluationTargetQueries.ts';
 
 /** Queue the sampled targets of one window of new rows, and move the project evaluator's scan past the window. */
 export type EnqueueEvaluations = {
@@ -26,7 +26,12 @@ export type BackfillEvaluations = {
   readonly startTime: string;
   readonly endTime: string;
 };
-export type EvaluationCommand = EnqueueEvaluations | BackfillEvaluations;
+/** Queue the runs a dataset evaluator judges (one job per dataset evaluator and run). */
+export type EnqueueRunEvaluations = {
+  readonly type: 'EnqueueRunEvaluations';
+  readonly jobs: readonly { readonly datasetEvaluatorId: number; readonly runId: string }[];
+};
+export type EvaluationCommand = EnqueueEvaluations | BackfillEvaluations | EnqueueRunEvaluations;
 
 const WINDOW = 1000;
 
@@ -88,10 +93,10 @@ const insertJobs = async (
  */
 export const evaluationReactor = (deps: { readonly pool: DatabasePool; readonly everyMs?: number }): Reactor<EvaluationCommand> => ({
   name: 'evaluations',
-  eventTypes: ['EvaluatorBackfillRequested'],
+  eventTypes: ['EvaluatorBackfillRequested', 'ExperimentRunRecorded'],
   afterReadModels: true,
-  react: async (events) =>
-    events.flatMap((e) =>
+  react: async (events, { db }) => {
+    const commands: EvaluationCommand[] = events.flatMap((e) =>
       isEventOf(e, ['EvaluatorBackfillRequested'])
         ? [
             {
@@ -102,7 +107,17 @@ export const evaluationReactor = (deps: { readonly pool: DatabasePool; readonly 
             },
           ]
         : [],
-    ),
+    );
+    // Every run recorded for an experiment of a dataset with evaluators, whoever ran the experiment.
+    const runIds = events.flatMap((e) => (isEventOf(e, ['ExperimentRunRecorded']) && e.data.error === null ? [e.data.runId] : []));
+    const jobs = runIds.length === 0 ? [] : await runEvaluations(db, runIds);
+    if (jobs.length > 0)
+      commands.push({
+        type: 'EnqueueRunEvaluations',
+        jobs: jobs.map((j) => ({ datasetEvaluatorId: j.dataset_evaluator_id, runId: j.run_id })),
+      });
+    return commands;
+  },
   schedule: {
     everyMs: deps.everyMs ?? 500,
     react: async ({ db }) => {
@@ -116,6 +131,20 @@ export const evaluationReactor = (deps: { readonly pool: DatabasePool; readonly 
     },
   },
   async issue(command) {
+    if (command.type === 'EnqueueRunEvaluations') {
+      await deps.pool.query(sql.unsafe`
+        INSERT INTO evaluation_jobs (attachment_id, target, target_id, due_at)
+        SELECT j.id, 'RUN', j.run_id, now()
+        FROM unnest(${sql.array(
+          command.jobs.map((j) => j.datasetEvaluatorId),
+          'int8',
+        )}, ${sql.array(
+          command.jobs.map((j) => j.runId),
+          'text',
+        )}) AS j(id, run_id)
+        ON CONFLICT DO NOTHING`);
+      return;
+    }
     if (command.type === 'EnqueueEvaluations') {
       await deps.pool.transaction(async (tx) => {
         // Only from where this window started: a second owner that moved it first has queued these.

@@ -97,3 +97,49 @@ export const evaluationSubject = async (db: CommonQueryMethods, target: Evaluati
     SELECT session_id, first_input AS input, last_output AS output FROM sessions WHERE session_id = ${targetId}`);
   return session as JsonObject | null;
 };
+
+/** For runs (by id) recorded without an error: the dataset evaluators of their experiment's dataset. */
+export const runEvaluations = (db: CommonQueryMethods, runIds: readonly string[]) =>
+  db.any(sql.type(z.object({ run_id: z.string(), dataset_evaluator_id: z.bigint().transform(Number) }))`
+    SELECT r.run_id::text AS run_id, d.id AS dataset_evaluator_id
+    FROM experiment_runs r JOIN experiments x ON x.experiment_id = r.experiment_id JOIN dataset_evaluators d ON d.dataset_id = x.dataset_id
+    WHERE r.run_id = ANY(${sql.array([...runIds], 'uuid')}) AND r.error IS NULL
+    ORDER BY r.id, d.id`);
+
+const runSubject = z.object({
+  experiment_id: z.string(),
+  input: z.unknown(),
+  output: z.unknown(),
+  expected: z.unknown(),
+  metadata: z.unknown(),
+  error: z.string().nullable(),
+});
+
+/**
+ * An experiment run as an evaluator sees it: the example's `input`, `expected` output (also as
+ * `reference`) and `metadata` at the experiment's dataset version, and the run's `output`.
+ */
+export const runEvaluationSubject = async (
+  db: CommonQueryMethods,
+  runId: string,
+): Promise<{ experimentId: string; subject: JsonObject } | null> => {
+  const row = await db.maybeOne(sql.type(runSubject)`
+    SELECT r.experiment_id::text AS experiment_id, rv.input, r.output, rv.output AS expected, rv.metadata, r.error
+    FROM experiment_runs r JOIN experiments x ON x.experiment_id = r.experiment_id
+    LEFT JOIN LATERAL (
+      SELECT dr.input, dr.output, dr.metadata FROM dataset_example_revisions dr
+      WHERE dr.example_id = r.example_id AND dr.version_row <= (SELECT v.id FROM dataset_versions v WHERE v.version_id = x.version_id)
+      ORDER BY dr.version_row DESC LIMIT 1
+    ) rv ON true
+    WHERE r.run_id = ${runId}`);
+  if (row === null) return null;
+  const subject = {
+    input: row.input ?? null,
+    output: row.output ?? null,
+    expected: row.expected ?? null,
+    reference: row.expected ?? null,
+    metadata: row.metadata ?? {},
+    error: row.error,
+  };
+  return { experimentId: row.experiment_id, subject: subject as unknown as JsonObject };
+};

@@ -1,16 +1,18 @@
 import type { Logger } from 'pino';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
-import type { AnnotationTarget } from '../../domain/annotations/events.ts';
+import type { AnnotationTarget, AnnotatorKind } from '../../domain/annotations/events.ts';
 import type { EvaluatorDefinition } from '../../domain/evaluators/evaluatorDefinition.ts';
-import type { EvaluationTarget } from '../../domain/evaluators/events.ts';
+import type { RecordEvaluationOutcome } from '../../domain/evaluators/commands.ts';
+import type { EvaluationFailed, EvaluationTarget } from '../../domain/evaluators/events.ts';
+import type { Verdict } from '../../domain/evaluators/verdict.ts';
 import { mappedArguments } from '../../domain/evaluators/inputMapping.ts';
 import { hasEvaluationOutcome, recordEvaluationOutcome } from '../../domain/evaluators/recordEvaluationOutcome.ts';
 import { runEvaluator, type EvaluationResult, type EvaluatorPorts } from '../../domain/evaluators/runEvaluator.ts';
 import type { EventStore } from '../../domain/eventstore/types.ts';
 import type { JsonObject } from '../../domain/tracing/jsonValue.ts';
-import { findEvaluator, findProjectEvaluator } from './evaluatorQueries.ts';
-import { evaluationSubject } from './evaluationTargetQueries.ts';
+import { type EvaluatorRow, findDatasetEvaluator, findEvaluator, findProjectEvaluator } from './evaluatorQueries.ts';
+import { evaluationSubject, runEvaluationSubject } from './evaluationTargetQueries.ts';
 
 export type EvaluationWorkerOptions = {
   readonly store: EventStore;
@@ -34,7 +36,7 @@ export type EvaluationWorker = { start(): void; stop(): Promise<void> };
 
 const job = z.object({
   attachment_id: z.bigint().transform(Number),
-  target: z.enum(['SPAN', 'TRACE', 'SESSION']),
+  target: z.enum(['SPAN', 'TRACE', 'SESSION', 'RUN']),
   target_id: z.string(),
   attempts: z.number(),
 });
@@ -46,6 +48,9 @@ const DEFAULT_PATHS: Record<EvaluationTarget, Record<string, string>> = {
   TRACE: { input: 'attributes.input.value', output: 'attributes.output.value', metadata: 'attributes.metadata' },
   SESSION: { input: 'input', output: 'output' },
 };
+
+/** An experiment run's arguments by default: the example's input, expected output and metadata, the run's output. */
+const RUN_PATHS: Record<string, string> = { input: 'input', output: 'output', expected: 'expected', metadata: 'metadata' };
 
 const ANNOTATION_TARGET: Record<EvaluationTarget, AnnotationTarget> = { SPAN: 'span', TRACE: 'trace', SESSION: 'session' };
 
@@ -102,64 +107,133 @@ export const createEvaluationWorker = (options: EvaluationWorkerOptions): Evalua
     return recent.length < perMinute;
   };
 
-  const judge = async (j: Job): Promise<void> => {
+  /** What a job judges: its evaluator, where its arguments come from, and how its outcome is recorded. */
+  type Work = {
+    readonly evaluator: EvaluatorRow;
+    readonly owner: string;
+    readonly subject: JsonObject;
+    readonly defaults: Readonly<Record<string, string>>;
+    readonly mapping: { readonly pathMapping: Readonly<Record<string, string>>; readonly literalMapping: JsonObject };
+    readonly name: string;
+    readonly verdict: (result: Verdict, times: { start: string; end: string }) => RecordEvaluationOutcome;
+    readonly failure: (failure: EvaluationFailed['data'], times: { start: string; end: string }) => RecordEvaluationOutcome;
+  };
+
+  const mappingOf = (m: { pathMapping: Record<string, string>; literalMapping: Record<string, unknown> }) => ({
+    pathMapping: m.pathMapping,
+    literalMapping: m.literalMapping as JsonObject,
+  });
+
+  /** A span, trace or session for a project evaluator: the verdict an annotation. Null when there is nothing to judge any more. */
+  const targetWork = async (j: Job): Promise<Work | null> => {
     const attachment = await findProjectEvaluator(pool, j.attachment_id);
     const evaluator = attachment && (await findEvaluator(pool, { id: attachment.evaluator_id }));
-    if (!attachment || !evaluator || !attachment.enabled) return void (await done(j));
+    if (!attachment || !evaluator || !attachment.enabled) return null;
+    const target = j.target as EvaluationTarget;
+    const subject = await evaluationSubject(pool, target, j.target_id);
+    if (subject === null) return null; // deleted or expired meanwhile
+    const name = attachment.annotation_name ?? evaluator.name;
+    const kind: AnnotatorKind = (evaluator.definition as unknown as EvaluatorDefinition).kind === 'LLM' ? 'LLM' : 'CODE';
+    return {
+      evaluator,
+      owner: attachment.project_id,
+      subject: { ...subject },
+      defaults: DEFAULT_PATHS[target],
+      mapping: mappingOf(attachment.input_mapping),
+      name,
+      verdict: (v) => ({
+        type: 'RecordEvaluationVerdict',
+        annotation: {
+          target: ANNOTATION_TARGET[target],
+          targetId: j.target_id,
+          documentPosition: null,
+          name,
+          annotatorKind: kind,
+          label: v.label,
+          score: v.score,
+          explanation: v.explanation,
+          metadata: { evaluator_id: evaluator.id, evaluator_version: evaluator.version, project_evaluator_id: attachment.id },
+          identifier: '',
+        },
+      }),
+      failure: (failure) => ({ type: 'RecordEvaluationFailure', ...failure }),
+    };
+  };
+
+  /** An experiment run for a dataset evaluator: the verdict (or the failure) an experiment evaluation of the run. */
+  const runWork = async (j: Job): Promise<Work | null> => {
+    const attachment = await findDatasetEvaluator(pool, j.attachment_id);
+    const evaluator = attachment && (await findEvaluator(pool, { id: attachment.evaluator_id }));
+    const run = attachment && (await runEvaluationSubject(pool, j.target_id));
+    if (!attachment || !evaluator || !run) return null;
+    const name = attachment.annotation_name ?? evaluator.name;
+    const kind: AnnotatorKind = (evaluator.definition as unknown as EvaluatorDefinition).kind === 'LLM' ? 'LLM' : 'CODE';
+    const evaluation = (times: { start: string; end: string }) => ({
+      experimentId: run.experimentId,
+      runId: j.target_id,
+      name,
+      annotatorKind: kind,
+      traceId: null,
+      startTime: times.start,
+      endTime: times.end,
+      metadata: { evaluator_id: evaluator.id, evaluator_version: evaluator.version, dataset_evaluator_id: attachment.id },
+    });
+    return {
+      evaluator,
+      owner: attachment.dataset_id,
+      subject: run.subject,
+      defaults: RUN_PATHS,
+      mapping: mappingOf(attachment.input_mapping),
+      name,
+      verdict: (v, times) => ({
+        type: 'RecordRunEvaluation',
+        evaluation: { ...evaluation(times), label: v.label, score: v.score, explanation: v.explanation, error: null },
+        failure: null,
+      }),
+      failure: (failure, times) => ({
+        type: 'RecordRunEvaluation',
+        evaluation: { ...evaluation(times), label: null, score: null, explanation: null, error: failure.error },
+        failure,
+      }),
+    };
+  };
+
+  const judge = async (j: Job): Promise<void> => {
+    const work = j.target === 'RUN' ? await runWork(j) : await targetWork(j);
+    if (work === null) return void (await done(j));
+    const { evaluator } = work;
     const key = {
-      attachmentId: attachment.id,
+      attachmentId: j.attachment_id,
       evaluatorId: evaluator.id,
       version: evaluator.version,
       target: j.target,
       targetId: j.target_id,
     };
     if (await hasEvaluationOutcome(store, key)) return void (await done(j));
-    const subject = await evaluationSubject(pool, j.target, j.target_id);
-    if (subject === null) return void (await done(j)); // deleted or expired meanwhile
     if (!mayStart(evaluator.id)) return void (await later(j, 'waiting for the rate limit', j.attempts, 1000));
     busy.set(evaluator.id, (busy.get(evaluator.id) ?? 0) + 1);
     started.get(evaluator.id)?.push(Date.now()) ?? started.set(evaluator.id, [Date.now()]);
     let result: EvaluationResult;
-    const definition = evaluator.definition as unknown as EvaluatorDefinition;
+    const start = new Date().toISOString();
     try {
-      const mapping = {
-        pathMapping: attachment.input_mapping.pathMapping,
-        literalMapping: attachment.input_mapping.literalMapping as JsonObject,
-      };
-      result = await runEvaluator(definition, { ...mappedArguments(subject, DEFAULT_PATHS[j.target], mapping), span: subject }, ports);
+      const args = { ...mappedArguments(work.subject, work.defaults, work.mapping), span: work.subject };
+      result = await runEvaluator(evaluator.definition as unknown as EvaluatorDefinition, args, ports);
     } catch (error) {
       result = { ok: false, error: `evaluation failed: ${(error as Error).message}`, retryable: true };
     } finally {
       busy.set(evaluator.id, (busy.get(evaluator.id) ?? 1) - 1);
     }
+    const times = { start, end: new Date().toISOString() };
     const attempts = j.attempts + 1;
-    if (result.ok) {
-      await recordEvaluationOutcome(store, key, {
-        type: 'RecordEvaluationVerdict',
-        annotation: {
-          target: ANNOTATION_TARGET[j.target],
-          targetId: j.target_id,
-          documentPosition: null,
-          name: attachment.annotation_name ?? evaluator.name,
-          annotatorKind: definition.kind === 'LLM' ? 'LLM' : 'CODE',
-          label: result.verdict.label,
-          score: result.verdict.score,
-          explanation: result.verdict.explanation,
-          metadata: { evaluator_id: evaluator.id, evaluator_version: evaluator.version, project_evaluator_id: attachment.id } as JsonObject,
-          identifier: '',
-        },
-      });
-    } else if (result.retryable && attempts < maxAttempts) {
+    if (result.ok) await recordEvaluationOutcome(store, key, work.verdict(result.verdict, times));
+    else if (result.retryable && attempts < maxAttempts)
       return void (await later(j, result.error, attempts, Math.min(60_000, retryBaseMs * 2 ** (attempts - 1))));
-    } else {
-      await recordEvaluationOutcome(store, key, {
-        type: 'RecordEvaluationFailure',
-        ...key,
-        projectId: attachment.project_id,
-        error: result.error,
-        attempts,
-      });
-    }
+    else
+      await recordEvaluationOutcome(
+        store,
+        key,
+        work.failure({ ...key, target: j.target, projectId: work.owner, error: result.error, attempts }, times),
+      );
     await done(j);
   };
 

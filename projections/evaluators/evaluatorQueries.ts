@@ -33,6 +33,34 @@ const attachmentRow = z.object({
 });
 export type ProjectEvaluatorRow = z.infer<typeof attachmentRow>;
 
+const datasetEvaluatorRow = z.object({
+  id: z.bigint().transform(Number),
+  evaluator_id: z.bigint().transform(Number),
+  dataset_id: z.string(),
+  input_mapping: z.object({
+    pathMapping: z.record(z.string(), z.string()),
+    literalMapping: z.record(z.string(), z.unknown()),
+  }),
+  annotation_name: z.string().nullable(),
+  created_at: z.number().transform((ms) => new Date(ms)),
+});
+export type DatasetEvaluatorRow = z.infer<typeof datasetEvaluatorRow>;
+
+const datasetEvaluatorColumns = sql.fragment`d.id, d.evaluator_id, d.dataset_id::text AS dataset_id, d.input_mapping, d.annotation_name, d.created_at`;
+
+/** A dataset's evaluators, oldest first. */
+export const listDatasetEvaluators = (db: CommonQueryMethods, datasetId: string) =>
+  db.any(
+    sql.type(
+      datasetEvaluatorRow,
+    )`SELECT ${datasetEvaluatorColumns} FROM dataset_evaluators d WHERE d.dataset_id = ${datasetId} ORDER BY d.id`,
+  );
+
+export const findDatasetEvaluator = (db: CommonQueryMethods, datasetEvaluatorId: number) =>
+  db.maybeOne(
+    sql.type(datasetEvaluatorRow)`SELECT ${datasetEvaluatorColumns} FROM dataset_evaluators d WHERE d.id = ${datasetEvaluatorId}`,
+  );
+
 const failureRow = z.object({
   attachment_id: z.bigint().transform(Number),
   version: z.number(),

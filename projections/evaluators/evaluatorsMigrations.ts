@@ -35,6 +35,16 @@ export const evaluatorsMigrations: readonly Migration[] = [
       );
       CREATE INDEX project_evaluators_project ON project_evaluators (project_id, id);
       CREATE INDEX project_evaluators_evaluator ON project_evaluators (evaluator_id);
+      CREATE TABLE dataset_evaluators (
+        id bigint PRIMARY KEY,
+        evaluator_id bigint NOT NULL,
+        dataset_id uuid NOT NULL,
+        input_mapping jsonb NOT NULL,
+        annotation_name text,
+        created_at timestamptz NOT NULL
+      );
+      CREATE INDEX dataset_evaluators_dataset ON dataset_evaluators (dataset_id, id);
+      CREATE INDEX dataset_evaluators_evaluator ON dataset_evaluators (evaluator_id);
       -- one row per evaluation that could not be judged (its stream refuses a second outcome)
       CREATE TABLE evaluation_failures (
         attachment_id bigint NOT NULL,

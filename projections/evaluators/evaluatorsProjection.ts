@@ -11,6 +11,8 @@ const EVALUATOR_EVENT_TYPES = [
   'ProjectEvaluatorChanged',
   'ProjectEvaluatorDetached',
   'EvaluatorBackfillRequested',
+  'DatasetEvaluatorAttached',
+  'DatasetEvaluatorDetached',
 ] as const;
 
 /** Evaluators, their uses on projects, and the evaluations that failed. */
@@ -18,7 +20,7 @@ export const evaluatorsProjection: Projection = {
   name: 'evaluators',
   /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
   eventTypes: [...EVALUATOR_EVENT_TYPES, 'EvaluationFailed'],
-  tables: ['evaluators', 'project_evaluators', 'evaluation_failures'],
+  tables: ['evaluators', 'project_evaluators', 'dataset_evaluators', 'evaluation_failures'],
   migrations: evaluatorsMigrations,
   apply: async (tx, events) => {
     for (const event of events) {
