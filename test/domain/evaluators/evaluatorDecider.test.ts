@@ -81,6 +81,47 @@ test('given an evaluator, when it is set on a project with bad settings, then ea
   spec.given([]).when({ type: 'AttachProjectEvaluator', evaluatorId: 9, projectId: PROJECT, settings }).thenThrows('evaluator_not_found');
 });
 
+test('given an evaluator, when it is set on a dataset, then its own id; a path that maps to nothing is refused; deleting the evaluator detaches it', () => {
+  const DATASET = '0b0d0f00-0000-4000-8000-0000000000d5';
+  const onDataset: EvaluatorEvent = {
+    type: 'DatasetEvaluatorAttached',
+    data: {
+      datasetEvaluatorId: 1,
+      evaluatorId: 1,
+      datasetId: DATASET,
+      inputMapping: { pathMapping: { output: 'output.answer' }, literalMapping: {} },
+      annotationName: null,
+    },
+  };
+  spec
+    .given([created])
+    .when({
+      type: 'AttachDatasetEvaluator',
+      evaluatorId: 1,
+      datasetId: DATASET,
+      inputMapping: { pathMapping: { output: 'output.answer' }, literalMapping: {} },
+      annotationName: null,
+    })
+    .then([onDataset]);
+  spec
+    .given([created])
+    .when({
+      type: 'AttachDatasetEvaluator',
+      evaluatorId: 1,
+      datasetId: DATASET,
+      inputMapping: { pathMapping: { output: 'attributes.output.value' }, literalMapping: {} },
+      annotationName: null,
+    })
+    .thenThrows('invalid_dataset_evaluator');
+  spec
+    .given([created, onDataset])
+    .when({ type: 'DeleteEvaluator', evaluatorId: 1 })
+    .then([
+      { type: 'DatasetEvaluatorDetached', data: { datasetEvaluatorId: 1 } },
+      { type: 'EvaluatorDeleted', data: { evaluatorId: 1 } },
+    ]);
+});
+
 test('given an evaluation with an outcome, when another outcome comes, then nothing: judged once', () => {
   const outcome = deciderSpec(evaluationOutcomeDecider);
   const failure = {
