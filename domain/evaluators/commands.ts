@@ -53,5 +53,9 @@ export type EvaluatorCommand =
  */
 export type RecordEvaluationOutcome =
   | { readonly type: 'RecordEvaluationVerdict'; readonly annotation: AnnotationRecord }
-  | { readonly type: 'RecordRunEvaluation'; readonly evaluation: ExperimentEvaluationRecorded['data']; readonly failure: EvaluationFailed['data'] | null }
+  | {
+      readonly type: 'RecordRunEvaluation';
+      readonly evaluation: ExperimentEvaluationRecorded['data'];
+      readonly failure: EvaluationFailed['data'] | null;
+    }
   | ({ readonly type: 'RecordEvaluationFailure' } & EvaluationFailed['data']);

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startJudgeOpenAi } from '../../peers/judgeOpenAi.ts';
-import { annotationsOf, attach, createEvaluator, span } from '../../support/evaluatorFixtures.ts';
+import { annotationsOf, attach, span } from '../../support/evaluatorFixtures.ts';
 import { callJson, seed } from '../../support/restClient.ts';
 import { eventually } from '../../support/restClient.ts';
 import { startTestServer } from '../../support/testServer.ts';
@@ -56,22 +56,24 @@ test('deterministic sampling: about 25 % and 50 % of the spans are judged, and t
   const server = await startTestServer();
   try {
     await callJson(server, 'POST', '/v1/projects', { name: 'sampled' });
-    const id = await createEvaluator(server, 'one', 'export function evaluate() { return 1; }');
+    const created = await callJson(server, 'POST', '/v1/evaluators', { name: 'is-json', kind: 'BUILTIN', built_in: 'json_parseable' });
+    const id = created.body.data.id;
     await attach(server, 'sampled', id, { sampling_rate: 0.25, annotation_name: 'quarter' });
     await attach(server, 'sampled', id, { sampling_rate: 0.5, annotation_name: 'half' });
-    const spans = Array.from({ length: 200 }, () => span('LLM', 'x'));
+    const spans = Array.from({ length: 80 }, () => span('LLM', '{}'));
     await seed(server, 'sampled', spans);
     const ids = spans.map((s) => s.spanId);
     const { isSampled } = await import('../../../domain/evaluators/sampling.ts');
     const expected = ids.filter((s) => isSampled(s, 0.5)).length + ids.filter((s) => isSampled(s, 0.25)).length;
     const all = await eventually(
-      async () => (await Promise.all([ids.slice(0, 100), ids.slice(100)].map((part) => annotationsOf(server, 'sampled', part)))).flat(),
+      () => annotationsOf(server, 'sampled', ids),
       (a) => a.length === expected,
     );
     const quarter = new Set(all.filter((a) => a.name === 'quarter').map((a) => a.span_id));
     const half = new Set(all.filter((a) => a.name === 'half').map((a) => a.span_id));
-    assert.ok(quarter.size > 25 && quarter.size < 75, `25 %: ${quarter.size} of 200`);
-    assert.ok(half.size > 70 && half.size < 130, `50 %: ${half.size} of 200`);
+    // 80 spans: the sizes only roughly (the domain spec checks them over 10,000 ids).
+    assert.ok(quarter.size > 5 && quarter.size < 40, `25 %: ${quarter.size} of 80`);
+    assert.ok(half.size > 20 && half.size < 60, `50 %: ${half.size} of 80`);
     for (const s of quarter) assert.ok(half.has(s), 'the 25 % set lies inside the 50 % set');
   } finally {
     await server.close();
