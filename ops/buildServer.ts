@@ -113,7 +113,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     await runner.start();
     closers.unshift(() => runner.stop());
     let publicUrl = config.http.rootUrl ?? `http://localhost:${config.http.port}${config.http.rootPath}`;
-    // The outbound port for model providers: the playground and any reactor call through it.
+    // The outbound port for model providers: the playground, LLM evaluators and any reactor call through it.
     const models = createModelClient({
       settings: config.playground,
       sealedSecrets: (names) => sealedSecretValues(database.pool, names),
@@ -122,13 +122,6 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     });
     // Evaluator code runs on a WebAssembly engine in a thread of its own (domain/evaluators/codeSandbox.ts).
     const sandbox = createCodeSandbox();
-    // Model providers, for the playground and for LLM evaluators alike (adapters/outbound/modelClient.ts).
-    const models = createModelClient({
-      settings: config.playground,
-      sealedSecrets: (names) => sealedSecretValues(database.pool, names),
-      keyring: identity.services.keyring,
-      logger,
-    });
     closers.unshift(() => sandbox.close());
     // Reactors (projections/reactors/): each runs on a lane of its own, in one process among replicas (its own lock).
     const reactors = createReactorRunner({

@@ -53,8 +53,8 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/evaluators',
-      handler: async ({ params }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ params, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const rows = await listProjectEvaluators(deps.pool, project.project_id);
         return { data: await Promise.all(rows.map((r) => render(r, project.id))) };
       },
@@ -64,8 +64,8 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/evaluators',
       body: projectEvaluatorBody,
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ ctx, params, body, command, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const evaluator = await resolveEvaluatorField(deps.pool, body.evaluator_id, 'body.evaluator_id');
         const settings = settingsFromJson(body);
         checkFilter(settings);
@@ -85,8 +85,8 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id',
-      handler: async ({ params }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ params, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return {
           data: await render(await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!), project.id),
         };
@@ -97,8 +97,8 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id',
       body: projectEvaluatorPatch,
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ ctx, params, body, command, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const existing = await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!);
         const settings = patchedSettings(settingsOfRow(existing), body);
         checkFilter(settings);
@@ -110,8 +110,8 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id',
-      handler: async ({ ctx, params, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ ctx, params, command, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const existing = await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!);
         const shown = await render(existing, project.id);
         await command(() => changeWithFields(ctx, deps, { type: 'DetachProjectEvaluator', attachmentId: existing.id }));
@@ -123,8 +123,8 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id/backfill',
       body: backfillBody,
-      handler: async ({ ctx, params, body, command }) => {
-        const project = await resolveProject(deps.pool, params.project_identifier!);
+      handler: async ({ ctx, params, body, command, requireProject }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const existing = await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!);
         await command(() =>
           changeWithFields(ctx, deps, {
