@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import type { JsonObject } from '../tracing/jsonValue.ts';
+import type { JsonObject } from '../shared/jsonValue.ts';
 import { BUILT_IN_EVALUATORS, type BuiltInName } from './builtInEvaluators.ts';
 
 export type EvaluatorKind = 'LLM' | 'CODE' | 'BUILTIN';

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../tracing/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
 
 /**
  * How an evaluator's arguments (`input`, `output`, `expected`, `metadata`, template variables) are
