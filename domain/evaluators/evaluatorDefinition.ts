@@ -1,37 +1,20 @@
 import { RE2JS } from 're2js';
-import type { JsonObject } from '../shared/jsonValue.ts';
 import { BUILT_IN_EVALUATORS, type BuiltInName } from './builtInEvaluators.ts';
+import type { BuiltInEvaluatorSpec, EvaluatorDefinition, EvaluatorKind, LlmEvaluatorSpec } from './events.ts';
 
-export type EvaluatorKind = 'LLM' | 'CODE' | 'BUILTIN';
+export type {
+  BuiltInEvaluatorSpec,
+  CodeEvaluatorSpec,
+  EvaluatorDefinition,
+  EvaluatorKind,
+  EvaluatorSpec,
+  LlmEvaluatorSpec,
+  OptimizationDirection,
+  TemplateFormat,
+  TemplateMessage,
+} from './events.ts';
+
 export const EVALUATOR_KINDS: readonly EvaluatorKind[] = ['LLM', 'CODE', 'BUILTIN'];
-export type OptimizationDirection = 'MAXIMIZE' | 'MINIMIZE' | 'NONE';
-export type TemplateFormat = 'MUSTACHE' | 'F_STRING' | 'NONE';
-
-/** One chat message of a judge's template, as the playground sends them. */
-export type TemplateMessage = { readonly role: string; readonly content: string };
-
-/** An LLM judge: the template is rendered with the mapped variables; the answer is one of `choices`. */
-export type LlmEvaluatorSpec = {
-  readonly kind: 'LLM';
-  readonly provider: string;
-  readonly modelName: string;
-  readonly invocationParameters: JsonObject;
-  readonly template: readonly TemplateMessage[] | null;
-  readonly promptVersionId: string | null;
-  readonly templateFormat: TemplateFormat;
-  readonly outputConfig: { readonly choices: Readonly<Record<string, number>>; readonly optimizationDirection: OptimizationDirection };
-};
-
-/** JavaScript exporting `evaluate({input, output, expected, metadata, span})`, run in the sandbox. */
-export type CodeEvaluatorSpec = { readonly kind: 'CODE'; readonly language: 'JAVASCRIPT'; readonly sourceCode: string };
-
-/** One of the built-in checks (builtInEvaluators.ts) with its parameters. */
-export type BuiltInEvaluatorSpec = { readonly kind: 'BUILTIN'; readonly builtIn: BuiltInName; readonly parameters: JsonObject };
-
-export type EvaluatorSpec = LlmEvaluatorSpec | CodeEvaluatorSpec | BuiltInEvaluatorSpec;
-
-/** What an evaluator is, as its events carry it (camelCase; the wire's snake_case is the API's). */
-export type EvaluatorDefinition = { readonly name: string; readonly description: string | null } & EvaluatorSpec;
 
 /** A broken rule of a definition, with the (wire) field it is about. */
 export type DefinitionProblem = { readonly field: string; readonly message: string };

@@ -1,6 +1,45 @@
 import type { DomainEvent } from '../decider.ts';
-import type { EvaluatorDefinition } from './evaluatorDefinition.ts';
-import type { InputMapping } from './inputMapping.ts';
+import type { JsonObject } from '../shared/jsonValue.ts';
+
+export type EvaluatorKind = 'LLM' | 'CODE' | 'BUILTIN';
+export type OptimizationDirection = 'MAXIMIZE' | 'MINIMIZE' | 'NONE';
+export type TemplateFormat = 'MUSTACHE' | 'F_STRING' | 'NONE';
+
+/** One chat message of a judge's template, as the playground sends them. */
+export type TemplateMessage = { readonly role: string; readonly content: string };
+
+/** An LLM judge: the template is rendered with the mapped variables; the answer is one of `choices`. */
+export type LlmEvaluatorSpec = {
+  readonly kind: 'LLM';
+  readonly provider: string;
+  readonly modelName: string;
+  readonly invocationParameters: JsonObject;
+  readonly template: readonly TemplateMessage[] | null;
+  readonly promptVersionId: string | null;
+  readonly templateFormat: TemplateFormat;
+  readonly outputConfig: { readonly choices: Readonly<Record<string, number>>; readonly optimizationDirection: OptimizationDirection };
+};
+
+/** JavaScript exporting `evaluate({input, output, expected, metadata, span})`, run in the sandbox. */
+export type CodeEvaluatorSpec = { readonly kind: 'CODE'; readonly language: 'JAVASCRIPT'; readonly sourceCode: string };
+
+/** One of the built-in checks (builtInEvaluators.ts, which the decider checks the name against) with its parameters. */
+export type BuiltInEvaluatorSpec = { readonly kind: 'BUILTIN'; readonly builtIn: string; readonly parameters: JsonObject };
+
+export type EvaluatorSpec = LlmEvaluatorSpec | CodeEvaluatorSpec | BuiltInEvaluatorSpec;
+
+/** What an evaluator is, as its events carry it (camelCase; the wire's snake_case is the API's). */
+export type EvaluatorDefinition = { readonly name: string; readonly description: string | null } & EvaluatorSpec;
+
+/**
+ * How an evaluator's arguments (`input`, `output`, `expected`, `metadata`, template variables) are
+ * taken from what it judges: `pathMapping` names a path into the subject (a span's
+ * `attributes.input.value`, a run's `output.answer`), `literalMapping` a fixed value.
+ */
+export type InputMapping = {
+  readonly pathMapping: Readonly<Record<string, string>>;
+  readonly literalMapping: JsonObject;
+};
 
 export type EvaluationTarget = 'SPAN' | 'TRACE' | 'SESSION';
 export const EVALUATION_TARGETS: readonly EvaluationTarget[] = ['SPAN', 'TRACE', 'SESSION'];

@@ -1,14 +1,7 @@
 import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { InputMapping } from './events.ts';
 
-/**
- * How an evaluator's arguments (`input`, `output`, `expected`, `metadata`, template variables) are
- * taken from what it judges: `pathMapping` names a path into the subject (a span's
- * `attributes.input.value`, a run's `output.answer`), `literalMapping` a fixed value.
- */
-export type InputMapping = {
-  readonly pathMapping: Readonly<Record<string, string>>;
-  readonly literalMapping: JsonObject;
-};
+export type { InputMapping } from './events.ts';
 
 export const EMPTY_MAPPING: InputMapping = { pathMapping: {}, literalMapping: {} };
 
