@@ -43,3 +43,12 @@ export const listTraceUsers = (db: CommonQueryMethods, projectId: number): Promi
     FROM trace_users u JOIN traces t ON t.id = u.trace_rowid
     GROUP BY u.user_id
     ORDER BY max(t.end_time) DESC, u.user_id`);
+
+/** The user a session's spans name (`user.id`), from its earliest trace that names one; null when none does. */
+export const sessionUser = async (db: CommonQueryMethods, sessionRowid: number): Promise<string | null> =>
+  db.maybeOneFirst(sql.type(z.object({ user_id: z.string() }))`
+    SELECT s.attribute_index ->> 'user.id' AS user_id
+    FROM traces t JOIN spans s ON s.trace_rowid = t.id
+    WHERE t.session_id = ${sessionRowid} AND (s.attribute_index ->> 'user.id') IS NOT NULL
+    ORDER BY t.start_time, (s.parent_id IS NULL) DESC, s.id
+    LIMIT 1`);

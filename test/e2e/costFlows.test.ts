@@ -124,9 +124,16 @@ test('the Traces, Spans and Sessions tables sort by cost, most expensive first o
     desc[0]!,
   );
   const sessions = await page.getByTestId('session-cost').allInnerTexts();
+  // Each session names its user (turn i is chat-i, ana's when i is even)
+  assert.equal((await page.getByTestId('session-user').allInnerTexts()).sort(), ['ana', 'ana', 'ana', 'ben', 'ben']);
   assert.equal(sessions.at(-1), '–', 'the session without a cost last');
   assert.equal(sessions.length, 5);
   await screenshot(page, 'costs-sessions-by-cost');
+  // The most expensive session (turn 1, a Sonnet call) is ben's, and its page says so
+  await page.getByTestId('session-row').first().click();
+  await page.getByTestId('session-user').waitFor();
+  assert.is(await page.getByTestId('session-user').innerText(), 'ben');
+  await screenshot(page, 'session-of-a-user');
   assert.equal(unexpectedProblems(problems), []);
 });
 

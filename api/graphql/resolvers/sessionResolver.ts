@@ -1,6 +1,7 @@
 import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { sessionTracesPage } from '../../../projections/tracing/graphQueries.ts';
 import { sessionTurns } from '../../../projections/tracing/sessionQueries.ts';
+import { sessionUser } from '../../../projections/tracing/traceUserQueries.ts';
 import { isoMicros } from '../dateTimeScalar.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { checkFirst, connectionOf, emptyConnection, parseAfter, type Connection } from '../relay.ts';
@@ -26,6 +27,14 @@ export class SessionResolver {
     if (from.kind === 'end') return emptyConnection();
     const rows = await sessionTracesPage(ctx.deps.pool, session.rowid, { fromRowid: from.kind === 'from' ? from.rowid : null, limit });
     return connectionOf(rows, limit, 'Trace', traceOf, from.kind === 'from');
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'The user of the traced app its spans name (`user.id`), from its earliest trace naming one',
+  })
+  async userId(@Root() session: ProjectSession, @Ctx() ctx: GraphqlContext): Promise<string | null> {
+    return sessionUser(ctx.deps.pool, session.rowid);
   }
 
   @FieldResolver(() => [SessionTurn], { description: 'Each trace’s root-span input and output, by start time' })

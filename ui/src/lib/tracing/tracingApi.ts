@@ -125,7 +125,7 @@ const SESSIONS = `
       ... on Project {
         sessions(first: $first, after: $after, dir: $dir, sort: $sort, timeRange: $timeRange, filterCondition: $filterCondition, search: $search) {
           edges { node {
-            id sessionId startTime endTime durationMs numTraces numTracesWithError
+            id sessionId userId startTime endTime durationMs numTraces numTracesWithError
             firstInput ${IO_PREVIEW} lastOutput ${IO_PREVIEW} tokenUsage { total } cost { total }
           } }
           pageInfo { hasNextPage endCursor }
@@ -260,7 +260,7 @@ const SESSION = `
   query SessionDetail($id: ID!) {
     node(id: $id) {
       ... on ProjectSession {
-        id sessionId startTime endTime durationMs numTraces numTracesWithError
+        id sessionId userId startTime endTime durationMs numTraces numTracesWithError
         tokenUsage { prompt completion total }
         cost { prompt completion total }
         project { id name }

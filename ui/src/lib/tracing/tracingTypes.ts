@@ -59,6 +59,8 @@ export type SpanRow = SpanRowColumns & {
 export type SessionSummary = {
   readonly id: string;
   readonly sessionId: string;
+  /** The app's user its spans name (`user.id`); null when none does. */
+  readonly userId: string | null;
   readonly startTime: string;
   readonly endTime: string;
   readonly durationMs: number;
