@@ -131,8 +131,8 @@ test('the Traces, Spans and Sessions tables sort by cost, most expensive first o
   await screenshot(page, 'costs-sessions-by-cost');
   // The most expensive session (turn 1, a Sonnet call) is ben's, and its page says so
   await page.getByTestId('session-row').first().click();
-  await page.getByTestId('session-user').waitFor();
-  assert.is(await page.getByTestId('session-user').innerText(), 'ben');
+  await page.getByTestId('session-page-user').waitFor();
+  assert.is(await page.getByTestId('session-page-user').innerText(), 'ben');
   await screenshot(page, 'session-of-a-user');
   assert.equal(unexpectedProblems(problems), []);
 });
@@ -163,6 +163,26 @@ test('the Users tab lists each user (user.id) with traces, sessions, tokens and 
   // The Traces tab's user column names them; a user there filters the tab to them too.
   assert.equal(await page.getByTestId('trace-user').allInnerTexts(), ['ben', 'ben']);
   await screenshot(page, 'traces-of-a-user');
+
+  // Columns hidden and resized stay so after a reload
+  await page.getByTestId('column-chooser').locator('summary').click();
+  await page.getByTestId('column-chooser').getByLabel('Input').uncheck();
+  await page.getByTestId('column-chooser').locator('summary').click();
+  const output = page.locator('th[data-column=output] .resizer');
+  const box = (await output.boundingBox())!;
+  await page.mouse.move(box.x + box.width - 2, box.y + box.height - 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width + 118, box.y + box.height - 2, { steps: 6 });
+  await page.mouse.up();
+  await page.waitForFunction(() => JSON.parse((globalThis as any).localStorage.getItem('loupe.table.traces') ?? '{}').widths?.output > 100);
+  await page.reload();
+  await page.getByTestId('trace-row').first().waitFor();
+  assert.is(await page.locator('th[data-column=input]').count(), 0, 'Input stays hidden');
+  const width = (await page.locator('th[data-column=output] .resizer').boundingBox())!.width;
+  assert.ok(Math.abs(width - (box.width + 120)) < 12, `Output keeps its width: ${width} vs ${box.width + 120}`);
+  await screenshot(page, 'traces-columns');
+  await page.getByTestId('column-chooser').locator('summary').click();
+  await page.getByTestId('column-chooser').getByLabel('Input').check();
 
   // The Spans tab filtered to ana downloads exactly her spans, as CSV and as JSONL.
   await page.goto(
