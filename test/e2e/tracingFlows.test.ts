@@ -180,6 +180,16 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   assert.match(await text(exception), /RateLimitError/);
   assert.match(await text(exception), /File "app\.py", line 42/);
   await screenshot(page, 'tracing-exception');
+
+  // The Spans tab previews an LLM span by its messages: the user's question, the answer with its tool call
+  const project = /\/projects\/([^/]+)\//.exec(new URL(page.url()).pathname)![1]!;
+  await page.goto(server.href(`/projects/${project}/spans?name=ChatCompletion`));
+  const llmRow = page.getByTestId('span-row').first();
+  await llmRow.waitFor();
+  const cells = await llmRow.locator('.preview').allTextContents();
+  assert.match(cells[0] ?? '', /\(#\d+\)$/, cells.join(' | '));
+  assert.match(cells[1] ?? '', /^→ lookup_account\(\{"user_id": 42\}\)/, cells.join(' | '));
+  await screenshot(page, 'tracing-spans-previews');
   assert.equal(unexpectedProblems(problems), []);
   await page.context().close();
 });

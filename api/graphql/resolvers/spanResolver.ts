@@ -1,6 +1,7 @@
 import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import { isoFromNanosZ } from '../dateTimeScalar.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
+import { messagePreview } from '../messagePreview.ts';
 import { nestAttributes } from '../nestAttributes.ts';
 import { ioValue, projectOf, traceOf } from '../tracingMappers.ts';
 import { Project, Span, type SpanDetails, SpanEvent, SpanIOValue, Trace } from '../types/tracingTypes.ts';
@@ -22,13 +23,17 @@ export class SpanResolver {
   @FieldResolver(() => SpanIOValue, { nullable: true })
   async input(@Root() span: Span, @Ctx() ctx: GraphqlContext): Promise<SpanIOValue | null> {
     const a = (await detailsOf(span, ctx)).attributes;
-    return ioValue(a['input.value'], a['input.mime_type']);
+    const io = ioValue(a['input.value'], a['input.mime_type']);
+    return io === null ? null : { ...io, preview: messagePreview(a, 'input') };
   }
 
   @FieldResolver(() => SpanIOValue, { nullable: true })
   async output(@Root() span: Span, @Ctx() ctx: GraphqlContext): Promise<SpanIOValue | null> {
     const a = (await detailsOf(span, ctx)).attributes;
-    return ioValue(a['output.value'], a['output.mime_type']);
+    // A tool-calling LLM span may have no output.value: its tool calls are its output.
+    const preview = messagePreview(a, 'output');
+    const io = ioValue(a['output.value'] ?? (preview === null ? undefined : preview), a['output.mime_type']);
+    return io === null ? null : { ...io, preview };
   }
 
   @FieldResolver(() => String, { nullable: true, description: 'The user of the traced app this span names (`user.id`), if any' })

@@ -204,6 +204,12 @@ export class SpanIOValue {
 
   @Field(() => String, { description: 'The first 100 characters' })
   truncatedValue!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "What a table row shows of an LLM span's messages: the last user message, the answer or its tool calls (Loupe's)",
+  })
+  preview?: string | null;
 }
 
 @ObjectType()

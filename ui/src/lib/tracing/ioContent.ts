@@ -56,8 +56,10 @@ const unescapeJson = (text: string): string =>
  * One line for a table cell: whitespace collapsed; for a JSON object that starts with a text
  * field (`{"question": "…"}`, what most chains take), the text itself.
  */
-export const previewText = (preview: { truncatedValue: string } | null | undefined): string => {
+export const previewText = (preview: { truncatedValue: string; preview?: string | null } | null | undefined): string => {
   if (!preview) return '';
+  // An LLM span's messages: the last user message, the answer or its tool calls (the server's pick).
+  if (preview.preview) return preview.preview.replace(/\s+/g, ' ').trim();
   const text = preview.truncatedValue.trim();
   const leading = LEADING_JSON_TEXT.exec(text);
   return (leading ? unescapeJson(leading[2]!) : text).replace(/\s+/g, ' ').trim();

@@ -14,7 +14,7 @@ export const pageOf = <T, R>(connection: Connection<T>, map: (node: T) => R): Pa
   pageInfo: connection.pageInfo,
 });
 
-export const IO_PREVIEW = `{ truncatedValue mimeType }`;
+export const IO_PREVIEW = `{ truncatedValue mimeType preview }`;
 
 /** A trace as the Traces tab lists it: its root span stands for it. */
 export const TRACE_ROW_FIELDS = `

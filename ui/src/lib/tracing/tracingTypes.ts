@@ -18,7 +18,7 @@ export type SpanKind = (typeof SPAN_KINDS)[number];
 export const STATUS_CODES = ['OK', 'ERROR', 'UNSET'] as const;
 export type StatusCode = (typeof STATUS_CODES)[number];
 
-export type IOPreview = { readonly truncatedValue: string; readonly mimeType: string };
+export type IOPreview = { readonly truncatedValue: string; readonly mimeType: string; readonly preview?: string | null };
 export type IOValue = { readonly value: string; readonly mimeType: string };
 
 export type PageInfo = { readonly hasNextPage: boolean; readonly endCursor: string | null };
