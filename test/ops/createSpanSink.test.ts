@@ -9,7 +9,8 @@ import { attrs, batch, newTraceId, spanRecord } from '../support/spanFixtures.ts
 /** The span sink on an EventStoreDB log (the stand-in): how many appends a request costs, and what a too large one gets. */
 const test = suite('span sink on EventStoreDB');
 
-const context = { transport: 'http' as const, principal: null, requestId: 'r-1' };
+// As the OTLP receivers pass it with auth off (the server always authenticates: a null principal may not ingest).
+const context = { transport: 'http' as const, principal: { kind: 'anonymous' as const }, requestId: 'r-1' };
 
 test('an OTLP request is one append per project (never one per span); over MaxAppendSize it is a 413 naming the limit, nothing stored', async () => {
   const appends: string[] = [];

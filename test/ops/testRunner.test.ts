@@ -82,6 +82,7 @@ test('--list --only-backend-dependent names the files a backend can change, slow
   assert.is(code, 0, stdout);
   assert.equal(stdout.trim().split('\n'), [
     'test/e2e/pricesFlows.test.ts',
+    'test/api/projects/projectAccess.test.ts',
     'test/api/projects/projectRoutes.test.ts',
     'test/api/projects/projects.test.ts',
   ]);
