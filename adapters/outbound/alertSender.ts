@@ -3,6 +3,14 @@ import { isIP } from 'node:net';
 import { type AlertSender, DELIVERY_TIMEOUT_MS } from '../../domain/alerts/alertNotification.ts';
 import { isAllowedUrl, resolvedAddressProblem } from '../../domain/alerts/destinationAddress.ts';
 
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '<url>';
+  }
+};
+
 /**
  * Alert notifications over HTTP (the AlertSender port): one POST, no redirect followed (a 3xx is
  * an answer, not a new destination), bounded by DELIVERY_TIMEOUT_MS. A name is resolved first and
@@ -29,13 +37,13 @@ export const createAlertSender =
       await response.body?.cancel();
       return { status: response.status };
     } catch (error) {
-      return {
-        error:
-          error instanceof Error
-            ? error.cause instanceof Error
-              ? `${error.message}: ${error.cause.message}`
-              : error.message
-            : String(error),
-      };
+      const message =
+        error instanceof Error
+          ? error.cause instanceof Error
+            ? `${error.message}: ${error.cause.message}`
+            : error.message
+          : String(error);
+      // The error is kept and shown in the rule's history: never with the URL's path (a Slack URL is a credential).
+      return { error: message.split(url).join(originOf(url)) };
     }
   };

@@ -6,6 +6,7 @@ export {
   type AlertState,
   NO_DATA_POLICIES,
   type NoDataPolicy,
+  type PlaintextSlackDestination,
   type RegressionCondition,
   type SealedDestination,
   THRESHOLD_OPS,

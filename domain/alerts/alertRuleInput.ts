@@ -18,10 +18,13 @@ import {
 } from './alertRule.ts';
 import { destinationUrlProblem } from './destinationAddress.ts';
 
-/** A destination as sent: a webhook's secret in plaintext (null on a change: keep the one stored for that URL). */
+/**
+ * A destination as sent, its credential in plaintext: a webhook's secret (null: keep the one stored
+ * for that URL) and a Slack URL (null: keep the stored one, domain/alerts/sealDestinations.ts).
+ */
 export type DestinationInput =
   | { readonly type: 'webhook'; readonly url: string; readonly secret: string | null }
-  | { readonly type: 'slack'; readonly url: string };
+  | { readonly type: 'slack'; readonly url: string | null };
 
 /** A rule as checked from a request, before its secrets are sealed. */
 export type AlertRuleInput = Omit<AlertRule, 'destinations'> & { readonly destinations: readonly DestinationInput[] };
@@ -105,6 +108,8 @@ const destinations = (v: unknown, limits: AlertRuleLimits): DestinationInput[] =
     const at = `destinations.${i}`;
     if (!isObject(d)) throw alertRuleInvalid(at, 'must be an object');
     const type = oneOf(`${at}.type`, d.type, ['webhook', 'slack'] as const);
+    // A Slack URL is a credential the API never shows again: a rule read and sent back has none (keep the stored one).
+    if (type === 'slack' && (d.url === undefined || d.url === null)) return { type, url: null };
     const raw = text(`${at}.url`, d.url, 2048, true)!;
     const problem = destinationUrlProblem(raw, limits.allowedUrls);
     if (problem !== null) throw alertRuleInvalid(`${at}.url`, problem);
@@ -179,6 +184,6 @@ export const alertRuleFromJson = (body: unknown, limits: AlertRuleLimits, stored
     noData,
     destinations: has('destinations')
       ? destinations(body.destinations, limits)
-      : stored!.destinations.map((d) => (d.type === 'webhook' ? { type: d.type, url: d.url, secret: null } : d)),
+      : stored!.destinations.map((d) => (d.type === 'webhook' ? { type: d.type, url: d.url, secret: null } : { type: d.type, url: null })),
   };
 };

@@ -37,10 +37,22 @@ export type AlertCondition = ThresholdCondition | RegressionCondition;
 export const NO_DATA_POLICIES = ['OK', 'KEEP', 'ALERT'] as const;
 export type NoDataPolicy = (typeof NO_DATA_POLICIES)[number];
 
-/** A webhook's signing secret is sealed (domain/secrets/crypto.ts) before any event holds it. */
+/**
+ * A Slack destination as events before issue 37's fix hold it: the incoming-webhook URL (whose path
+ * is the credential) in plaintext. Still read, so a rebuild and a delivery of an old rule work; the
+ * rule's next change seals it (domain/alerts/sealDestinations.ts).
+ */
+export type PlaintextSlackDestination = { readonly type: 'slack'; readonly url: string };
+
+/**
+ * A destination as the log keeps it: a webhook's signing secret and a Slack incoming-webhook URL
+ * (the URL is Slack's credential) are sealed (domain/secrets/crypto.ts) before any event holds
+ * them. A Slack destination keeps only its host in clear, for the API to say where it goes.
+ */
 export type SealedDestination =
   | { readonly type: 'webhook'; readonly url: string; readonly secret: EncryptedValue }
-  | { readonly type: 'slack'; readonly url: string };
+  | { readonly type: 'slack'; readonly host: string; readonly sealedUrl: EncryptedValue }
+  | PlaintextSlackDestination;
 
 /** A rule as the log keeps it. */
 export type AlertRule = {

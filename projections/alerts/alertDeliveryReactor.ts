@@ -12,7 +12,7 @@ import {
 } from '../../domain/alerts/alertNotification.ts';
 import type { AlertRule } from '../../domain/alerts/alertRule.ts';
 import { notificationOf } from '../../domain/alerts/alertVerdict.ts';
-import { openWebhookSecret } from '../../domain/alerts/sealDestinations.ts';
+import { openSlackUrl, openWebhookSecret, sealSlackUrl, slackHost } from '../../domain/alerts/sealDestinations.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { EncryptedValue, SecretKeyring } from '../../domain/secrets/crypto.ts';
@@ -73,10 +73,16 @@ const recordDeliveries = async (tx: DatabaseTransactionConnection, events: reado
     const at = stored.metadata.time;
     const giveUp = new Date(Date.parse(at) + DELIVERY_GIVE_UP_MS).toISOString();
     for (const [i, d] of found.rule.destinations.entries()) {
+      // A webhook: its URL and its sealed secret. Slack: its host only, and its URL sealed in `secret`
+      // (the URL is Slack's credential; an old rule's plaintext URL is sealed here).
+      const [url, secret] =
+        d.type === 'webhook'
+          ? [d.url, d.secret]
+          : [slackHost(d), 'sealedUrl' in d ? d.sealedUrl : sealSlackUrl(deps.keyring, t.alertId, d.url).sealedUrl];
       await tx.query(sql.unsafe`
         INSERT INTO alert_deliveries (delivery_id, alert_id, transition_seq, destination, kind, url, secret, notification, body, next_attempt_at, give_up_at, created_at)
-        VALUES (${`${t.alertId}.${stored.position.seq}.${i}`}, ${t.alertId}, ${stored.position.seq}, ${i}, ${d.type}, ${d.url},
-          ${d.type === 'webhook' ? sql.jsonb(d.secret) : null}, ${state}, ${d.type === 'webhook' ? webhookBody(notice) : slackBody(notice)},
+        VALUES (${`${t.alertId}.${stored.position.seq}.${i}`}, ${t.alertId}, ${stored.position.seq}, ${i}, ${d.type}, ${url},
+          ${sql.jsonb(secret)}, ${state}, ${d.type === 'webhook' ? webhookBody(notice) : slackBody(notice)},
           ${at}, ${giveUp}, ${at})
         ON CONFLICT (transition_seq, destination) DO NOTHING`);
     }
@@ -113,7 +119,12 @@ export const alertDeliveryReactor = (deps: AlertDeliveryDeps): BackgroundJob<Att
         row.body,
         openWebhookSecret(deps.keyring, row.alert_id, { type: 'webhook', url: row.url, secret: row.secret }),
       );
-    const outcome = await deps.send({ url: row.url, body: row.body, headers });
+    // Slack's URL is opened here only, for the call (a row made before Slack URLs were sealed holds it in `url`).
+    const url =
+      row.kind === 'slack' && row.secret !== null
+        ? openSlackUrl(deps.keyring, row.alert_id, { type: 'slack', host: row.url, sealedUrl: row.secret })
+        : row.url;
+    const outcome = await deps.send({ url, body: row.body, headers });
     const verdict = attemptVerdict(outcome);
     const done = now();
     const next = done.getTime() + retryDelayMs(row.attempts);

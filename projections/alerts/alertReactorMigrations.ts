@@ -6,7 +6,9 @@ import type { Migration } from '../../domain/eventstore/migration.ts';
  *   list shows and the evaluator reads to know when a rule is due. An evaluation that changes
  *   nothing is not an event: a thousand rules every minute would fill the log with "still OK".
  * - `alert_deliveries`: one row per transition and destination, created exactly once with the
- *   delivery reactor's checkpoint; its state, attempts and next attempt.
+ *   delivery reactor's checkpoint; its state, attempts and next attempt. A Slack row keeps its
+ *   host in `url` and its URL (Slack's credential) sealed in `secret`; rows made before Slack URLs
+ *   were sealed have the URL in `url` and no `secret`.
  * - `alert_delivery_attempts`: every attempt (status or error), for the rule's page.
  */
 export const alertReactorMigrations: readonly Migration[] = [

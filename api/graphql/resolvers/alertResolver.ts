@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
 import { changeAlert } from '../../../domain/alerts/alertCommands.ts';
 import { alertRuleFromJson, type AlertRuleLimits } from '../../../domain/alerts/alertRuleInput.ts';
-import { sealDestinations } from '../../../domain/alerts/sealDestinations.ts';
+import { sealDestinations, slackHost } from '../../../domain/alerts/sealDestinations.ts';
 import { findAlertRule, listAlertRules, type AlertRow } from '../../../projections/alerts/alertQueries.ts';
 import { findProjectById } from '../../../projections/projects/projectQueries.ts';
 import { rowidOf } from '../../http/globalId.ts';
@@ -27,7 +27,11 @@ const alertRuleOf = (row: AlertRow): AlertRule => ({
   evaluationIntervalSeconds: row.rule.evaluationIntervalSeconds,
   condition: JSON.stringify(conditionJson(row.rule.condition)),
   noData: row.rule.noData,
-  destinations: row.rule.destinations.map((d) => `${d.type} ${d.url}`),
+  destinations: row.rule.destinations.map((d) =>
+    d.type === 'webhook'
+      ? { type: d.type, host: new URL(d.url).host, url: d.url, urlSet: true, secretSet: true }
+      : { type: d.type, host: slackHost(d), url: null, urlSet: true, secretSet: false },
+  ),
   state: row.state,
   stateSince: iso(row.state_since)!,
   lastValue: row.value,

@@ -1,4 +1,5 @@
-import type { AlertCondition } from '../../../domain/alerts/alertRule.ts';
+import type { AlertCondition, SealedDestination } from '../../../domain/alerts/alertRule.ts';
+import { slackHost } from '../../../domain/alerts/sealDestinations.ts';
 import type { AlertDeliveryRow, AlertRow, AlertTransitionRow } from '../../../projections/alerts/alertQueries.ts';
 import { globalIdOf } from '../../http/globalId.ts';
 
@@ -9,7 +10,14 @@ export const conditionJson = (c: AlertCondition) =>
     ? { op: c.op, threshold: c.threshold }
     : { baseline_window_seconds: c.baselineWindowSeconds, change_percent: c.changePercent, direction: c.direction };
 
-/** A rule as the API shows it: never a webhook's secret (only that one is set). */
+/**
+ * A destination as the API shows it, to every reader: never a credential, only that it is set —
+ * a webhook's secret, and a Slack URL (its path is the credential: only its host is shown).
+ */
+export const destinationJson = (d: SealedDestination) =>
+  d.type === 'webhook' ? { type: d.type, url: d.url, secret_set: true } : { type: d.type, url_set: true, host: slackHost(d) };
+
+/** A rule as the API shows it: never a webhook's secret nor a Slack URL (only that they are set). */
 export const alertJson = (row: AlertRow, projectRowid: number) => ({
   id: row.alert_id,
   project_id: globalIdOf('Project', projectRowid),
@@ -22,9 +30,7 @@ export const alertJson = (row: AlertRow, projectRowid: number) => ({
   evaluation_interval_seconds: row.rule.evaluationIntervalSeconds,
   condition: conditionJson(row.rule.condition),
   no_data: row.rule.noData,
-  destinations: row.rule.destinations.map((d) =>
-    d.type === 'webhook' ? { type: d.type, url: d.url, secret_set: true } : { type: d.type, url: d.url },
-  ),
+  destinations: row.rule.destinations.map(destinationJson),
   state: row.state,
   state_since: iso(row.state_since),
   last_value: row.value,

@@ -1,6 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { AlertRule } from '../../../domain/alerts/alertRule.ts';
+import { alertStream } from '../../../domain/alerts/alertStream.ts';
 import { callJson, eventually, seed } from '../../support/restClient.ts';
 import { newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 import { freshDatabase } from '../../support/database.ts';
@@ -59,6 +62,32 @@ test('an error-rate rule (> 20 % over 20 s, every 5 s) fires on a burst of 50 % 
   });
   assert.is(created.status, 201, JSON.stringify(created.body));
   const id = created.body.data.id as string;
+  // The same rule as a log from before Slack URLs were sealed holds it: its URL in plaintext in the event.
+  const oldRule: AlertRule = {
+    name: 'Errors up, old',
+    metric: 'error_rate',
+    annotationName: null,
+    annotationLabel: null,
+    filter: '',
+    windowSeconds: 20,
+    evaluationIntervalSeconds: 5,
+    condition: { kind: 'threshold', op: '>', threshold: 0.2 },
+    noData: 'OK',
+    destinations: [{ type: 'slack', url: `${ctx.slack.url}/services/T0/B0/old` }],
+  };
+  const projectId = String(await ctx.server.pool.oneFirst(sql.unsafe`SELECT project_id::text FROM projects WHERE name = 'shop'`));
+  const oldId = randomUUID();
+  await ctx.server.store.appendToStream(
+    alertStream(oldId),
+    [
+      {
+        type: 'AlertRuleCreated',
+        data: { alertId: oldId, projectId, rule: oldRule },
+        metadata: { actor: 'system', requestId: null, time: new Date().toISOString(), causation: 'test' },
+      },
+    ],
+    'no_stream',
+  );
 
   // The burst: ten traces, five with an error, started 8 s ago (they leave the 20 s window 12 s from now).
   const burstAt = Date.now();
@@ -109,6 +138,16 @@ test('an error-rate rule (> 20 % over 20 s, every 5 s) fires on a burst of 50 % 
   const text = JSON.parse(slack[0]!.raw).text as string;
   assert.ok(text.includes('Errors up') && text.includes('shop') && text.includes('0.5'), text);
   assert.is(slack[0]!.headers['x-loupe-signature'], undefined);
+  // The old rule's plaintext URL still receives; no delivery row holds a Slack URL's path in the clear.
+  const old = await eventually(
+    async () => ctx.slack.at('/services/T0/B0/old'),
+    (m) => m.length >= 1,
+    10_000,
+  );
+  assert.match(JSON.parse(old[0]!.raw).text, /Errors up, old/);
+  const rows = await ctx.server.pool.anyFirst(sql.unsafe`SELECT url || ' ' || coalesce(secret::text, '') FROM alert_deliveries WHERE kind = 'slack'`);
+  assert.ok(rows.length >= 2, JSON.stringify(rows));
+  assert.not.ok(JSON.stringify(rows).includes('/services/'), JSON.stringify(rows));
 
   // Still above at the next evaluation: no second FIRING.
   const firedAt = (await alertOf(ctx, 'shop', id)).last_evaluated_at as string;

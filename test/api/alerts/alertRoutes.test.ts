@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'slonik';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { AlertRule } from '../../../domain/alerts/alertRule.ts';
+import { alertStream } from '../../../domain/alerts/alertStream.ts';
 import { authEnv, callAs, createUser, login, type Credentials } from '../../support/authClient.ts';
 import { httpSpec } from '../../support/httpSpec.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
@@ -27,6 +31,14 @@ test.after(async (ctx) => {
 const bearer = (c: Credentials) => ({ authorization: `Bearer ${c.bearer}` });
 
 const SECRET = 'whsec-alpha-0123456789-do-not-leak';
+/** A Slack incoming webhook's path is its credential: it must show nowhere but in the call to Slack. */
+const SLACK_PATH = '/services/T0/B0/slack-token-do-not-leak';
+const SLACK_URL = `https://hooks.slack.com${SLACK_PATH}`;
+const SLACK_SHOWN = { type: 'slack', url_set: true, host: 'hooks.slack.com' };
+const leaks = (value: unknown): boolean => {
+  const text = JSON.stringify(value);
+  return text.includes(SECRET) || text.includes('slack-token-do-not-leak');
+};
 const errorRule = {
   name: 'Errors up',
   metric: 'error_rate',
@@ -35,11 +47,11 @@ const errorRule = {
   condition: { op: '>', threshold: 0.2 },
   destinations: [
     { type: 'webhook', url: 'https://hooks.example.com/loupe', secret: SECRET },
-    { type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/x' },
+    { type: 'slack', url: SLACK_URL },
   ],
 };
 
-test('a rule is created: 201 with the rule (the secret only said to be set), one AlertRuleCreated with the secret sealed', async (ctx) => {
+test('a rule is created: 201 with the rule (the secret and the Slack URL only said to be set), one AlertRuleCreated with both sealed', async (ctx) => {
   const outcome = await httpSpec(ctx.server)
     .given()
     .when('POST', '/v1/projects/shop/alerts', { body: errorRule, headers: bearer(ctx.admin) })
@@ -69,7 +81,7 @@ test('a rule is created: 201 with the rule (the secret only said to be set), one
       no_data: 'OK',
       destinations: [
         { type: 'webhook', url: 'https://hooks.example.com/loupe', secret_set: true },
-        { type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/x' },
+        SLACK_SHOWN,
       ],
       state: 'NO_DATA',
       state_since: 'string',
@@ -84,14 +96,15 @@ test('a rule is created: 201 with the rule (the secret only said to be set), one
     outcome.events.map((e) => e.type),
     ['AlertRuleCreated'],
   );
-  const log = JSON.stringify((await wholeLog(ctx.server.store)).map((e) => e.data));
-  assert.not.ok(log.includes(SECRET), 'the secret is in the log in plaintext');
+  assert.not.ok(leaks(outcome.body), 'the answer holds a credential');
+  assert.not.ok(leaks((await wholeLog(ctx.server.store)).map((e) => e.data)), 'a credential is in the log in plaintext');
+  assert.not.ok(leaks(await ctx.server.pool.anyFirst(sql.unsafe`SELECT rule FROM alert_rules`)), 'a credential is in a row in plaintext');
   assert.not.ok(
-    ctx.server.logLines.some((l) => l.includes(SECRET)),
-    'the secret is in a log line',
+    ctx.server.logLines.some((l) => leaks(l)),
+    'a credential is in a log line',
   );
   const audit = await callAs(ctx.server, 'GET', '/v1/audit/events', { as: ctx.admin });
-  assert.not.ok(JSON.stringify(audit.body).includes(SECRET), 'the secret is in the audit trail');
+  assert.not.ok(leaks(audit.body), 'a credential is in the audit trail');
   assert.ok(JSON.stringify(audit.body).includes('Alert rule \\"Errors up\\" created'), JSON.stringify(audit.body).slice(0, 500));
 });
 
@@ -105,8 +118,11 @@ test('the list and a rule are read by a viewer; a viewer gets 403 on every write
   const list = await callAs(ctx.server, 'GET', '/v1/projects/shop/alerts', { as: ctx.viewer });
   assert.is(list.status, 200);
   assert.ok(list.body.data.some((r: { id: string }) => r.id === id));
-  assert.not.ok(JSON.stringify(list.body).includes(SECRET));
-  assert.is((await callAs(ctx.server, 'GET', `/v1/projects/shop/alerts/${id}`, { as: ctx.viewer })).status, 200);
+  assert.not.ok(leaks(list.body));
+  const one = await callAs(ctx.server, 'GET', `/v1/projects/shop/alerts/${id}`, { as: ctx.viewer });
+  assert.is(one.status, 200);
+  assert.equal(one.body.data.destinations[1], SLACK_SHOWN);
+  assert.not.ok(leaks(one.body));
   assert.is((await callAs(ctx.server, 'POST', '/v1/projects/shop/alerts', { as: ctx.viewer, json: errorRule })).status, 403);
   assert.is((await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${id}`, { as: ctx.viewer, json: { name: 'x' } })).status, 403);
   assert.is((await callAs(ctx.server, 'DELETE', `/v1/projects/shop/alerts/${id}`, { as: ctx.viewer })).status, 403);
@@ -137,6 +153,56 @@ test('PATCH keeps what it leaves out (the webhook keeps its sealed secret for it
   assert.match(newUrl.body.detail, /^body\.destinations\.0\.secret: /);
   assert.is((await callAs(ctx.server, 'DELETE', `/v1/projects/shop/alerts/${id}`, { as: ctx.member })).status, 204);
   assert.is((await callAs(ctx.server, 'GET', `/v1/projects/shop/alerts/${id}`, { as: ctx.member })).status, 404);
+});
+
+/** The Slack destination of each AlertRuleCreated/AlertRuleChanged of one rule, as the log holds it. */
+const slackInLog = async (ctx: Ctx, alertId: string) =>
+  (await wholeLog(ctx.server.store))
+    .filter((e) => (e.type === 'AlertRuleCreated' || e.type === 'AlertRuleChanged') && (e.data as { alertId: string }).alertId === alertId)
+    .map((e) => (e.data as { rule: AlertRule }).rule.destinations.find((d) => d.type === 'slack'));
+
+test('PATCH keeps the Slack URL it does not send (a rule read and sent back, or destinations left out); a new Slack destination must bring one', async (ctx) => {
+  const created = await callAs(ctx.server, 'POST', '/v1/projects/shop/alerts', {
+    as: ctx.member,
+    json: { ...errorRule, name: 'Slack kept' },
+  });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const id = created.body.data.id as string;
+  const asRead = created.body.data.destinations;
+  const sentBack = await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${id}`, {
+    as: ctx.member,
+    json: { window_seconds: 60, destinations: asRead },
+  });
+  assert.is(sentBack.status, 200, JSON.stringify(sentBack.body));
+  assert.equal(sentBack.body.data.destinations, asRead);
+  const renamed = await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${id}`, { as: ctx.member, json: { name: 'Slack kept too' } });
+  assert.is(renamed.status, 200, JSON.stringify(renamed.body));
+  assert.equal(renamed.body.data.destinations[1], SLACK_SHOWN);
+  const sealed = await slackInLog(ctx, id);
+  assert.is(sealed.length, 3);
+  assert.ok(sealed[0] !== undefined && 'sealedUrl' in sealed[0], JSON.stringify(sealed[0]));
+  assert.equal(sealed[1], sealed[0], 'the PATCH sent back as read kept the sealed URL');
+  assert.equal(sealed[2], sealed[0], 'the PATCH without destinations kept the sealed URL');
+
+  const moved = await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${id}`, {
+    as: ctx.member,
+    json: { destinations: [{ type: 'slack', url: 'https://hooks.slack.example.com/services/T1/B1/slack-token-do-not-leak' }] },
+  });
+  assert.is(moved.status, 200, JSON.stringify(moved.body));
+  assert.equal(moved.body.data.destinations, [{ type: 'slack', url_set: true, host: 'hooks.slack.example.com' }]);
+  const second = await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${id}`, {
+    as: ctx.member,
+    json: { destinations: [{ type: 'slack' }, { type: 'slack' }] },
+  });
+  assert.is(second.status, 422, JSON.stringify(second.body));
+  assert.match(second.body.detail, /^body\.destinations\.1\.url: is required/);
+  const inward = await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${id}`, {
+    as: ctx.member,
+    json: { destinations: [{ type: 'slack', url: 'http://10.0.0.7/services/x' }] },
+  });
+  assert.is(inward.status, 422);
+  assert.match(inward.body.detail, /^body\.destinations\.0\.url: is a loopback/);
+  assert.not.ok(leaks(await wholeLog(ctx.server.store)), 'a credential is in the log in plaintext');
 });
 
 test('a rule that names no interval is evaluated every SERVICE_ALERTS_EVALUATION_INTERVAL_SECONDS', async (ctx) => {
@@ -177,6 +243,7 @@ const refusals: [string, Record<string, unknown>, RegExp][] = [
     /^body\.destinations\.0\.url: is a loopback/,
   ],
   ['a private URL by name', { destinations: [{ type: 'slack', url: 'http://localhost/' }] }, /^body\.destinations\.0\.url: is a loopback/],
+  ['a Slack destination without its URL', { destinations: [{ type: 'slack' }] }, /^body\.destinations\.0\.url: is required/],
   [
     'a webhook without a secret',
     { destinations: [{ type: 'webhook', url: 'https://a.example.com/' }] },
@@ -204,7 +271,7 @@ test('GraphQL: a project lists its rules for a viewer; a member creates and dele
     callAs(ctx.server, 'POST', '/graphql', { as, json: { query, variables } });
   const projects = await callAs(ctx.server, 'GET', '/v1/projects', { as: ctx.viewer });
   const shop = projects.body.data.find((p: { name: string }) => p.name === 'shop').id as string;
-  const create = `mutation($p: ID!, $r: String!) { createAlertRule(projectId: $p, rule: $r) { id name state metric condition destinations } }`;
+  const create = `mutation($p: ID!, $r: String!) { createAlertRule(projectId: $p, rule: $r) { id name state metric condition destinations { type host url urlSet secretSet } } }`;
   const refused = await gql(ctx.viewer, create, { p: shop, r: JSON.stringify(errorRule) });
   assert.is(refused.body.errors?.[0]?.extensions?.status, 403, JSON.stringify(refused.body));
   const made = await gql(ctx.member, create, { p: shop, r: JSON.stringify({ ...errorRule, name: 'From GraphQL' }) });
@@ -217,21 +284,62 @@ test('GraphQL: a project lists its rules for a viewer; a member creates and dele
       'NO_DATA',
       'error_rate',
       { op: '>', threshold: 0.2 },
-      ['webhook https://hooks.example.com/loupe', 'slack https://hooks.slack.com/services/T0/B0/x'],
+      [
+        { type: 'webhook', host: 'hooks.example.com', url: 'https://hooks.example.com/loupe', urlSet: true, secretSet: true },
+        { type: 'slack', host: 'hooks.slack.com', url: null, urlSet: true, secretSet: false },
+      ],
     ],
   );
+  assert.not.ok(leaks(made.body));
   const bad = await gql(ctx.member, create, { p: shop, r: JSON.stringify({ ...errorRule, window_seconds: 0 }) });
   assert.match(bad.body.errors?.[0]?.message ?? '', /window_seconds: must be at least 10/);
   const listed = await gql(
     ctx.viewer,
-    `query($p: ID!) { node(id: $p) { ... on Project { alertRules { id name lastValue lastEvaluatedAt } } } }`,
+    `query($p: ID!) { node(id: $p) { ... on Project { alertRules { id name lastValue lastEvaluatedAt destinations { type host url } } } } }`,
     { p: shop },
   );
   assert.is(listed.body.errors, undefined, JSON.stringify(listed.body.errors));
   assert.ok(listed.body.data.node.alertRules.some((r: { id: string }) => r.id === rule.id));
-  assert.not.ok(JSON.stringify(listed.body).includes(SECRET));
+  assert.not.ok(leaks(listed.body));
   const deleted = await gql(ctx.member, `mutation($id: ID!) { deleteAlertRule(id: $id) { deletedIds } }`, { id: rule.id });
   assert.equal(deleted.body.data?.deleteAlertRule?.deletedIds, [rule.id], JSON.stringify(deleted.body));
+});
+
+test('a rule from before Slack URLs were sealed (its URL in plaintext in the log) shows only its host, and its next change seals it', async (ctx) => {
+  const projectId = String(await ctx.server.pool.oneFirst(sql.unsafe`SELECT project_id::text FROM projects WHERE name = 'shop'`));
+  const alertId = randomUUID();
+  const oldPath = '/services/T9/B9/old-token-in-the-log';
+  const rule: AlertRule = {
+    name: 'From an old log',
+    metric: 'error_rate',
+    annotationName: null,
+    annotationLabel: null,
+    filter: '',
+    windowSeconds: 20,
+    evaluationIntervalSeconds: 5,
+    condition: { kind: 'threshold', op: '>', threshold: 0.2 },
+    noData: 'OK',
+    destinations: [{ type: 'slack', url: `https://hooks.slack.com${oldPath}` }],
+  };
+  const metadata = { actor: 'system', requestId: null, time: new Date().toISOString(), causation: 'test' };
+  await ctx.server.store.appendToStream(
+    alertStream(alertId),
+    [{ type: 'AlertRuleCreated', data: { alertId, projectId, rule }, metadata }],
+    'no_stream',
+  );
+  await ctx.server.runner.waitFor(await ctx.server.store.headPosition(), 20_000);
+  const read = await callAs(ctx.server, 'GET', `/v1/projects/shop/alerts/${alertId}`, { as: ctx.viewer });
+  assert.is(read.status, 200, JSON.stringify(read.body));
+  assert.equal(read.body.data.destinations, [SLACK_SHOWN]);
+  assert.not.ok(JSON.stringify(read.body).includes(oldPath));
+  const renamed = await callAs(ctx.server, 'PATCH', `/v1/projects/shop/alerts/${alertId}`, { as: ctx.member, json: { name: 'Renamed' } });
+  assert.is(renamed.status, 200, JSON.stringify(renamed.body));
+  assert.equal(renamed.body.data.destinations, [SLACK_SHOWN]);
+  const [, changed] = await slackInLog(ctx, alertId);
+  assert.ok(changed !== undefined && 'sealedUrl' in changed && changed.host === 'hooks.slack.com', JSON.stringify(changed));
+  assert.not.ok(JSON.stringify(changed).includes(oldPath));
+  const row = await ctx.server.pool.oneFirst(sql.unsafe`SELECT rule::text FROM alert_rules WHERE alert_id = ${alertId}`);
+  assert.not.ok(String(row).includes(oldPath), 'the row still holds the plaintext URL');
 });
 
 test('an unknown project is 404', async (ctx) => {

@@ -4,6 +4,11 @@ export type AlertCondition =
   | { readonly op: '>' | '>=' | '<' | '<='; readonly threshold: number }
   | { readonly baseline_window_seconds: number; readonly change_percent: number; readonly direction: 'up' | 'down' };
 
+/** A webhook shows its URL (its secret only as set); Slack only its host (its URL is the credential). */
+export type AlertDestination =
+  | { readonly type: 'webhook'; readonly url: string; readonly secret_set: boolean }
+  | { readonly type: 'slack'; readonly url_set: boolean; readonly host: string };
+
 export type AlertRule = {
   readonly id: string;
   readonly name: string;
@@ -14,7 +19,7 @@ export type AlertRule = {
   readonly evaluation_interval_seconds: number;
   readonly condition: AlertCondition;
   readonly no_data: 'OK' | 'KEEP' | 'ALERT';
-  readonly destinations: readonly { readonly type: 'webhook' | 'slack'; readonly url: string }[];
+  readonly destinations: readonly AlertDestination[];
   readonly state: 'OK' | 'FIRING' | 'NO_DATA';
   readonly state_since: string;
   readonly last_value: number | null;
@@ -64,3 +69,6 @@ export const deleteAlertRule = (projectId: string, alertId: string) =>
 /** The condition in words: `> 0.2`, or `up 100 % vs the previous 60 s`. */
 export const conditionText = (c: AlertCondition): string =>
   'op' in c ? `${c.op} ${c.threshold}` : `${c.direction} ${c.change_percent} % vs the previous ${c.baseline_window_seconds} s`;
+
+/** A destination in words: `webhook https://hooks.example.com/loupe`, `slack hooks.slack.com`. */
+export const destinationText = (d: AlertDestination): string => (d.type === 'webhook' ? `webhook ${d.url}` : `slack ${d.host}`);
