@@ -75,10 +75,9 @@ const recordDeliveries = async (tx: DatabaseTransactionConnection, events: reado
     for (const [i, d] of found.rule.destinations.entries()) {
       // A webhook: its URL and its sealed secret. Slack: its host only, and its URL sealed in `secret`
       // (the URL is Slack's credential; an old rule's plaintext URL is sealed here).
-      const [url, secret] =
-        d.type === 'webhook'
-          ? [d.url, d.secret]
-          : [slackHost(d), 'sealedUrl' in d ? d.sealedUrl : sealSlackUrl(deps.keyring, t.alertId, d.url).sealedUrl];
+      const url = d.type === 'webhook' ? d.url : slackHost(d);
+      const secret =
+        d.type === 'webhook' ? d.secret : 'sealedUrl' in d ? d.sealedUrl : sealSlackUrl(deps.keyring, t.alertId, d.url).sealedUrl;
       await tx.query(sql.unsafe`
         INSERT INTO alert_deliveries (delivery_id, alert_id, transition_seq, destination, kind, url, secret, notification, body, next_attempt_at, give_up_at, created_at)
         VALUES (${`${t.alertId}.${stored.position.seq}.${i}`}, ${t.alertId}, ${stored.position.seq}, ${i}, ${d.type}, ${url},

@@ -36,7 +36,8 @@ const refused = (run: () => unknown, detail: RegExp) => {
   assert.unreachable('expected the rule to be refused');
 };
 
-const slackOf = (r: AlertRule, n = 0) => r.destinations.filter((d) => d.type === 'slack')[n]!;
+type Slack = Extract<AlertRule['destinations'][number], { type: 'slack' }>;
+const slackOf = (r: AlertRule, n = 0): Slack => r.destinations.filter((d): d is Slack => d.type === 'slack')[n]!;
 
 test('a Slack URL is sealed: the rule holds its host only in clear, and it opens to the URL at send time (for its own rule only)', () => {
   const r = sealed(rule);
@@ -47,8 +48,8 @@ test('a Slack URL is sealed: the rule holds its host only in clear, and it opens
   assert.is(openSlackUrl(ring, 'a1', slack), SLACK);
   assert.throws(() => openSlackUrl(ring, 'a2', slack));
   const webhook = r.destinations[0]!;
-  assert.ok(webhook.type === 'webhook');
-  assert.is(openWebhookSecret(ring, 'a1', webhook), 'whsec');
+  if (webhook.type !== 'webhook') assert.unreachable('the webhook comes first');
+  else assert.is(openWebhookSecret(ring, 'a1', webhook), 'whsec');
 });
 
 test('a change without Slack URLs keeps the stored ones, each in its place among the Slack destinations', () => {
