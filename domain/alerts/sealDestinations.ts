@@ -10,7 +10,7 @@ const sealContext = (alertId: string): string => `alert:${alertId}`;
 const slackUrlContext = (alertId: string): string => `alert:${alertId}:slack-url`;
 
 /** A Slack URL sealed, with its host (`hooks.slack.com`) in clear: where it goes, never its path. */
-export const sealSlackUrl = (keyring: SecretKeyring, alertId: string, url: string): SlackDestination => ({
+export const sealSlackUrl = (keyring: SecretKeyring, alertId: string, url: string): Extract<SlackDestination, { sealedUrl: unknown }> => ({
   type: 'slack',
   host: new URL(url).host,
   sealedUrl: encryptSecret(keyring, url, slackUrlContext(alertId)),

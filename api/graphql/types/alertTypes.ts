@@ -7,7 +7,10 @@ export class AlertDestination {
   type!: string;
   @Field(() => String, { description: 'The host notifications are posted to (hooks.slack.com for Slack)' })
   host!: string;
-  @Field(() => String, { nullable: true, description: "A webhook's URL; null for Slack, whose URL is its credential (only its host is shown)" })
+  @Field(() => String, {
+    nullable: true,
+    description: "A webhook's URL; null for Slack, whose URL is its credential (only its host is shown)",
+  })
   url!: string | null;
   @Field(() => Boolean, { description: 'A URL is stored (for Slack it is not shown)' })
   urlSet!: boolean;

@@ -145,7 +145,9 @@ test('an error-rate rule (> 20 % over 20 s, every 5 s) fires on a burst of 50 % 
     10_000,
   );
   assert.match(JSON.parse(old[0]!.raw).text, /Errors up, old/);
-  const rows = await ctx.server.pool.anyFirst(sql.unsafe`SELECT url || ' ' || coalesce(secret::text, '') FROM alert_deliveries WHERE kind = 'slack'`);
+  const rows = await ctx.server.pool.anyFirst(
+    sql.unsafe`SELECT url || ' ' || coalesce(secret::text, '') FROM alert_deliveries WHERE kind = 'slack'`,
+  );
   assert.ok(rows.length >= 2, JSON.stringify(rows));
   assert.not.ok(JSON.stringify(rows).includes('/services/'), JSON.stringify(rows));
 

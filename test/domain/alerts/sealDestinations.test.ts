@@ -64,7 +64,10 @@ test('a change without Slack URLs keeps the stored ones, each in its place among
   assert.equal(sealed({ name: 'Renamed' }, stored).destinations, stored.destinations);
   // The webhook gone, the Slack destinations keep their order among themselves.
   const withoutWebhook = sealed({ destinations: asRead.slice(1) }, stored);
-  assert.equal([openSlackUrl(ring, 'a1', slackOf(withoutWebhook, 0)), openSlackUrl(ring, 'a1', slackOf(withoutWebhook, 1))], [SLACK, OTHER_SLACK]);
+  assert.equal(
+    [openSlackUrl(ring, 'a1', slackOf(withoutWebhook, 0)), openSlackUrl(ring, 'a1', slackOf(withoutWebhook, 1))],
+    [SLACK, OTHER_SLACK],
+  );
   // A URL sent replaces the stored one.
   assert.is(openSlackUrl(ring, 'a1', slackOf(sealed({ destinations: [{ type: 'slack', url: OTHER_SLACK }] }, stored))), OTHER_SLACK);
 });
@@ -73,7 +76,10 @@ test('a new Slack destination without its URL is refused naming destinations.N.u
   refused(() => sealed({ ...rule, destinations: [{ type: 'slack' }] }), /^destinations\.0\.url: is required/);
   const stored = sealed(rule);
   refused(() => sealed({ destinations: [{ type: 'slack' }, { type: 'slack' }] }, stored), /^destinations\.1\.url: is required/);
-  refused(() => sealed({ destinations: [{ type: 'slack', url: 'http://127.0.0.1:9/hook' }] }, stored), /^destinations\.0\.url: is a loopback/);
+  refused(
+    () => sealed({ destinations: [{ type: 'slack', url: 'http://127.0.0.1:9/hook' }] }, stored),
+    /^destinations\.0\.url: is a loopback/,
+  );
   refused(() => sealed({ destinations: [{ type: 'slack', url: '' }] }, stored), /^destinations\.0\.url: must not be empty/);
 });
 
