@@ -7,7 +7,7 @@ import {
   type DatabaseTransactionConnection,
 } from 'slonik';
 import { z } from 'zod';
-import { readableHorizon } from './readableHorizon.ts';
+import { createMonotonicHorizon } from './readableHorizon.ts';
 import type {
   AppendResult,
   ContentRemoval,
@@ -70,6 +70,7 @@ const backlogRow = z.object({ n: z.number(), oldest: z.number().nullable() });
  * become savepoints), which is how a projection rebuild reads the log while holding its locks.
  */
 export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactionConnection): EventStore => {
+  const nextHorizon = createMonotonicHorizon(pool);
   const appendOnce = async (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> =>
     pool.transaction(async (tx) => {
       const actual = await currentRevision(tx, stream);
@@ -102,12 +103,18 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
    * the limit are measured (the subquery limits first). Both reads see the same first events: they
    * only read below the oldest running transaction, where the order no longer changes.
    */
-  const countWithin = async (after: Position, limit: number, maxBytes: number, types: ReturnType<typeof sql.fragment>): Promise<number> => {
+  const countWithin = async (
+    after: Position,
+    limit: number,
+    maxBytes: number,
+    types: ReturnType<typeof sql.fragment>,
+    horizon: string,
+  ): Promise<number> => {
     const sizes = await pool.anyFirst(sql.type(z.object({ bytes: z.number() }))`
       SELECT coalesce(data_bytes, octet_length(data::text))::int AS bytes FROM (
         SELECT data_bytes, data, transaction_id, global_position FROM events
         WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
-          AND transaction_id < ${readableHorizon} ${types}
+          AND transaction_id < ${horizon}::xid8 ${types}
         ORDER BY transaction_id, global_position
         LIMIT ${limit}
       ) e ORDER BY transaction_id, global_position`);
@@ -206,14 +213,15 @@ export const createPostgresEventStore = (pool: DatabasePool | DatabaseTransactio
     async readAll(after: Position, limit: number, filter?: ReadFilter) {
       const types = filter?.types ? sql.fragment`AND type = ANY(${sql.array([...filter.types], 'text')})` : sql.fragment``;
       const maxBytes = filter?.maxBytes ?? Number.POSITIVE_INFINITY;
-      const count = Number.isFinite(maxBytes) ? await countWithin(after, limit, maxBytes, types) : limit;
+      const horizon = await nextHorizon();
+      const count = Number.isFinite(maxBytes) ? await countWithin(after, limit, maxBytes, types, horizon) : limit;
       if (count === 0) return [];
       // Only rows of transactions older than every transaction still running: anything a later
       // read could find below this horizon has already committed, so the order never changes.
       const rows = await pool.any(sql.type(eventRow)`
         SELECT ${columns} FROM events
         WHERE (transaction_id, global_position) > (${after.tx.toString()}::xid8, ${after.seq.toString()}::bigint)
-          AND transaction_id < ${readableHorizon} ${types}
+          AND transaction_id < ${horizon}::xid8 ${types}
         ORDER BY transaction_id, global_position
         LIMIT ${count}`);
       return rows.map(toStored);

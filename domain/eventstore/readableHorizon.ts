@@ -1,4 +1,5 @@
-import { sql } from 'slonik';
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
 
 /**
  * Below this transaction id, no event can still appear: every transaction with a smaller id that
@@ -34,3 +35,22 @@ export const readableHorizon = sql.fragment`(
   )
   FROM (SELECT pg_current_snapshot() AS s) snap
 )`;
+
+/**
+ * The horizon as one reader sees it over time: never lower than one it saw before. The horizon
+ * above is exact only at its statement's snapshot; a neighbour's transaction that ends between
+ * that snapshot and the look at `pg_locks` is kept, conservatively, so two reads one after the
+ * other could see it fall back below events the first one already returned (readAll would then
+ * answer nothing after it had answered something). A horizon once valid stays valid: everything
+ * below it had ended, so a later snapshot sees it too. Taken as a value, then used as a literal,
+ * it also makes the size query and the read of readAll see the same events.
+ */
+export const createMonotonicHorizon = (db: CommonQueryMethods): (() => Promise<string>) => {
+  let highest = '0';
+  return async () => {
+    highest = await db.oneFirst(
+      sql.type(z.object({ h: z.string() }))`SELECT greatest(${readableHorizon}, ${highest}::xid8)::text AS h`,
+    );
+    return highest;
+  };
+};
