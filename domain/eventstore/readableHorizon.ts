@@ -48,9 +48,7 @@ export const readableHorizon = sql.fragment`(
 export const createMonotonicHorizon = (db: CommonQueryMethods): (() => Promise<string>) => {
   let highest = '0';
   return async () => {
-    highest = await db.oneFirst(
-      sql.type(z.object({ h: z.string() }))`SELECT greatest(${readableHorizon}, ${highest}::xid8)::text AS h`,
-    );
+    highest = await db.oneFirst(sql.type(z.object({ h: z.string() }))`SELECT greatest(${readableHorizon}, ${highest}::xid8)::text AS h`);
     return highest;
   };
 };
