@@ -1,6 +1,6 @@
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
-import { MAX_DEPTH } from '../domain/shared/storableText.ts';
+import { MAX_DEPTH } from '../domain/base/storableText.ts';
 import { TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
 import type { ExportOutcome } from './exportTraces.ts';

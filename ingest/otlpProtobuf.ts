@@ -3,7 +3,7 @@ import path from 'node:path';
 import protobuf from 'protobufjs';
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
-import { MAX_DEPTH } from '../domain/shared/storableText.ts';
+import { MAX_DEPTH } from '../domain/base/storableText.ts';
 import { TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import type { ExportRequestInput, ResourceSpansInput } from './exportRequest.ts';
 import { IngestError } from './ingestError.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
-import { MAX_DEPTH } from '../domain/shared/storableText.ts';
+import { MAX_DEPTH } from '../domain/base/storableText.ts';
 import { TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import { OPENINFERENCE_SPAN_KIND_KEY } from '../domain/tracing/openInferenceSpanKind.ts';
 import { SPAN_STATUS_CODES } from '../domain/tracing/spanRecord.ts';

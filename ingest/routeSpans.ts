@@ -1,7 +1,7 @@
 import { stringAttribute, type Attributes } from '../domain/tracing/attributes.ts';
 import { projectNameProblem } from '../domain/projects/projectName.ts';
 import { buildSpanRecord } from '../domain/tracing/buildSpanRecord.ts';
-import { storableText } from '../domain/shared/storableText.ts';
+import { storableText } from '../domain/base/storableText.ts';
 import type { SpanBatch, SpanRecord } from '../domain/tracing/spanRecord.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
 

@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { isStorableMs, STORABLE_TIME_RULE } from '../../domain/shared/storableTime.ts';
+import { isStorableMs, STORABLE_TIME_RULE } from '../../domain/base/storableTime.ts';
 
 /** Epoch microseconds as `2024-01-01T12:00:00.123456Z`: always six digits, so strings sort as times do. */
 export const isoMicros = (micros: bigint): string => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
-import { textProblem, type TextRule } from '../../domain/shared/textRule.ts';
+import { textProblem, type TextRule } from '../../domain/base/textRule.ts';
 import { HttpError } from './httpError.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EARLIEST_STORABLE_MS as EARLIEST, LATEST_STORABLE_MS as LATEST } from '../../domain/shared/storableTime.ts';
+import { EARLIEST_STORABLE_MS as EARLIEST, LATEST_STORABLE_MS as LATEST } from '../../domain/base/storableTime.ts';
 
 /** A repeatable query parameter (`?a=1&a=2`) as a list, whether it came once or several times. */
 export const repeated = z

@@ -1,6 +1,6 @@
 import { DomainError } from '../errors.ts';
 import { FilterError, MAX_FILTER_LENGTH, parseFilter } from '../filters/filterSyntax.ts';
-import { storableText } from '../shared/storableText.ts';
+import { storableText } from '../base/storableText.ts';
 import {
   ALERT_METRICS,
   ALERT_NAME_MAX,

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { EncryptedValue } from '../shared/encryptedValue.ts';
+import type { EncryptedValue } from '../base/encryptedValue.ts';
 
 /** What a rule watches, over its window. Latencies are of root spans (a trace's extent), in milliseconds. */
 export const ALERT_METRICS = [

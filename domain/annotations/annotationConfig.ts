@@ -1,4 +1,4 @@
-import { NAME_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import { NAME_MAX_BYTES, storableText } from '../base/storableText.ts';
 import { NOTE_NAME } from './annotationRecord.ts';
 import type { AnnotationConfigData, OptimizationDirection } from './events.ts';
 

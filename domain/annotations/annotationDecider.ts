@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
-import { checkStorableTime } from '../shared/storableTime.ts';
+import { checkStorableTime } from '../base/storableTime.ts';
 import { activeProject, evolveProject } from '../projects/projectDecider.ts';
 import type { ProjectEvent } from '../projects/events.ts';
 import type { ProjectState } from '../projects/projectState.ts';

@@ -1,5 +1,5 @@
-import { NAME_MAX_BYTES, storableName, storableText } from '../shared/storableText.ts';
-import { storableMetadata } from '../shared/storableJson.ts';
+import { NAME_MAX_BYTES, storableName, storableText } from '../base/storableText.ts';
+import { storableMetadata } from '../base/storableJson.ts';
 import { ANNOTATOR_KINDS, type AnnotationRecord, type AnnotationTarget, type AnnotatorKind } from './events.ts';
 
 /** A problem with one field of one annotation: `path` is relative to the annotation (`result.score`). */

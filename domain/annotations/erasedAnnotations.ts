@@ -1,4 +1,4 @@
-import { inFirstOrder } from '../shared/inFirstOrder.ts';
+import { inFirstOrder } from '../base/inFirstOrder.ts';
 import { annotationKey } from './annotationKey.ts';
 import { distinctAnnotations } from './distinctAnnotations.ts';
 import { storableAnnotation } from './annotationRecord.ts';

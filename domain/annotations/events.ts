@@ -1,8 +1,8 @@
 import type { DomainEvent } from '../decider.ts';
-import type { AnnotatorKind } from '../shared/annotatorKind.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { AnnotatorKind } from '../base/annotatorKind.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 
-export { ANNOTATOR_KINDS, type AnnotatorKind } from '../shared/annotatorKind.ts';
+export { ANNOTATOR_KINDS, type AnnotatorKind } from '../base/annotatorKind.ts';
 
 /** What an annotation is about. A document is one retrieved document of a span, by position. */
 export type AnnotationTarget = 'span' | 'trace' | 'session' | 'document';

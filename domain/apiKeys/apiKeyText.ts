@@ -1,6 +1,6 @@
 import { DomainError } from '../errors.ts';
-import { textProblem } from '../shared/textRule.ts';
-import { LATEST_STORABLE_MS as LATEST_EXPIRY } from '../shared/storableTime.ts';
+import { textProblem } from '../base/textRule.ts';
+import { LATEST_STORABLE_MS as LATEST_EXPIRY } from '../base/storableTime.ts';
 
 export const API_KEY_NAME_MAX_LENGTH = 256;
 export const API_KEY_DESCRIPTION_MAX_LENGTH = 4096;

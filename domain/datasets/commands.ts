@@ -1,4 +1,4 @@
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import type { DatasetLabelData, DatasetSplitData, ExampleData, ExamplePatch } from './events.ts';
 
 /** Creating the dataset (its name claimed first on `dataset-names`) comes with its first version. */

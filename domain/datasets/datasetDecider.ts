@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import type { DatasetCommand } from './commands.ts';
 import type { DatasetEvent, DatasetUpdated } from './events.ts';
 import { identifierProblem } from '../prompts/promptName.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandContext, CommandResult } from '../handleCommand.ts';
 import type { EventStore } from '../eventstore/types.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import { changeDataset } from './changeDataset.ts';
 import type { DatasetEvent, ExamplePatch } from './events.ts';
 import { storableObject } from './storableExample.ts';

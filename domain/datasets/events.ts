@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 
 /**
  * One example as recorded. `exampleId` is a uuid chosen by the writer; the integer ids of the

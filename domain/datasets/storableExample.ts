@@ -1,7 +1,7 @@
-import { storableJson, storableMetadata } from '../shared/storableJson.ts';
-import { clippedText, MESSAGE_MAX_BYTES, NAME_MAX_BYTES, storableName, storableText } from '../shared/storableText.ts';
+import { storableJson, storableMetadata } from '../base/storableJson.ts';
+import { clippedText, MESSAGE_MAX_BYTES, NAME_MAX_BYTES, storableName, storableText } from '../base/storableText.ts';
 import { DomainError } from '../errors.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import type { ExampleData, ExamplePatch } from './events.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

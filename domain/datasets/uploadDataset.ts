@@ -3,7 +3,7 @@ import { DomainError } from '../errors.ts';
 import { eventMetadata } from '../eventMetadata.ts';
 import type { EventStore, Position } from '../eventstore/types.ts';
 import { handleCommand, type CommandContext } from '../handleCommand.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import { datasetDecider } from './datasetDecider.ts';
 import { datasetNameDecider } from './datasetNameDecider.ts';
 import { DATASET_NAMES_STREAM, DATASET_SPLITS_STREAM, datasetStream, datasetUploadStream } from './datasetStream.ts';

@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { RE2JS } from 're2js';
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
 import type { Verdict } from './verdict.ts';
 
 /** What a built-in evaluator reads: the mapped `output` and, where it compares, `expected`. */

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 
 export type EvaluatorKind = 'LLM' | 'CODE' | 'BUILTIN';
 export type OptimizationDirection = 'MAXIMIZE' | 'MINIMIZE' | 'NONE';

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
 import type { InputMapping } from './events.ts';
 
 export type { InputMapping } from './events.ts';

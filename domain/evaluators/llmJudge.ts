@@ -1,6 +1,6 @@
 import { type ModelClient, ModelRefusal } from '../modelCalls/modelCall.ts';
 import { renderTemplate } from '../playground/renderTemplate.ts';
-import type { JsonValue } from '../shared/jsonValue.ts';
+import type { JsonValue } from '../base/jsonValue.ts';
 import type { LlmEvaluatorSpec } from './evaluatorDefinition.ts';
 import type { EvaluationResult, LlmJudge } from './runEvaluator.ts';
 

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../shared/jsonValue.ts';
+import type { JsonValue } from '../base/jsonValue.ts';
 import { BUILT_IN_EVALUATORS, isBuiltInName } from './builtInEvaluators.ts';
 import type { CodeSandbox } from './codeSandbox.ts';
 import type { EvaluatorDefinition, LlmEvaluatorSpec } from './evaluatorDefinition.ts';

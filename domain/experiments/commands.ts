@@ -1,5 +1,5 @@
 import type { AnnotatorKind } from '../annotations/events.ts';
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
 import type { ExperimentCreated, ExperimentEvaluationRecorded } from './events.ts';
 
 export type CreateExperiment = { readonly type: 'CreateExperiment' } & ExperimentCreated['data'];

@@ -1,6 +1,6 @@
-import type { AnnotatorKind } from '../shared/annotatorKind.ts';
+import type { AnnotatorKind } from '../base/annotatorKind.ts';
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
 
 /**
  * Events of one experiment's stream (`experiment-<experimentId>`). The examples it runs over are

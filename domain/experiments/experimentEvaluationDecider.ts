@@ -1,9 +1,9 @@
 import { ANNOTATOR_KINDS } from '../annotations/events.ts';
-import { storableMetadata } from '../shared/storableJson.ts';
+import { storableMetadata } from '../base/storableJson.ts';
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { checkName } from '../datasets/storableExample.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../base/storableText.ts';
 import type { RecordExperimentEvaluation } from './commands.ts';
 import type { ExperimentEvaluationRecorded } from './events.ts';
 

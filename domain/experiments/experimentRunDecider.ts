@@ -1,8 +1,8 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
-import { storableJson } from '../shared/storableJson.ts';
-import { checkStorableTime } from '../shared/storableTime.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
+import { storableJson } from '../base/storableJson.ts';
+import { checkStorableTime } from '../base/storableTime.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../base/storableText.ts';
 import type { RecordExperimentRun } from './commands.ts';
 import type { ExperimentRunRecorded } from './events.ts';
 

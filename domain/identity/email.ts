@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.ts';
-import { textProblem } from '../shared/textRule.ts';
+import { textProblem } from '../base/textRule.ts';
 
 /** Emails are compared and stored trimmed and lower-cased, wherever they come from. */
 export const normaliseEmail = (raw: string): string => raw.trim().toLowerCase();

@@ -16,7 +16,7 @@ import { cleanEmail } from './email.ts';
 import type { PasswordChanged, SessionsRevoked, SessionsRevokedReason, SessionTokens, UserEvent } from './events.ts';
 import { isLocked, LOCKED_MESSAGE, lockedUntil } from './lockout.ts';
 import { assertPasswordHash } from './passwordHash.ts';
-import { textProblem } from '../shared/textRule.ts';
+import { textProblem } from '../base/textRule.ts';
 import { cleanUsername } from './username.ts';
 import type { ActiveSession, UserProfile, UserState } from './userState.ts';
 

@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.ts';
-import { textProblem } from '../shared/textRule.ts';
+import { textProblem } from '../base/textRule.ts';
 
 /** Room for any real name; far below what a btree entry (the users listing, its search) can hold. */
 export const USERNAME_MAX_LENGTH = 128;

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../shared/jsonValue.ts';
+import type { JsonValue } from '../base/jsonValue.ts';
 import type { ToolCall } from './playgroundSpan.ts';
 import type { Variables } from './renderTemplate.ts';
 

@@ -2,7 +2,7 @@ import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import type { PriceCommand, SetModelPrice } from './commands.ts';
 import type { PriceEvent } from './events.ts';
-import { checkStorableTime, storableTime } from '../shared/storableTime.ts';
+import { checkStorableTime, storableTime } from '../base/storableTime.ts';
 import { compileNamePattern, MAX_PATTERN_LENGTH } from './namePattern.ts';
 import { TOKEN_TYPES } from './tokenPrice.ts';
 

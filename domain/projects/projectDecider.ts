@@ -7,7 +7,7 @@ import type { ProjectEvent, ProjectUpdated } from './events.ts';
 import { DEFAULT_GRADIENT_END_COLOR, DEFAULT_GRADIENT_START_COLOR, isHexColor } from './projectColors.ts';
 import { projectNotFound } from './projectErrors.ts';
 import { projectNameProblem } from './projectName.ts';
-import { MESSAGE_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import { MESSAGE_MAX_BYTES, storableText } from '../base/storableText.ts';
 import type { ActiveProject, ProjectState } from './projectState.ts';
 
 /** Stored as sent, so it must be text Postgres can hold (the projector would otherwise replace it). */

@@ -1,4 +1,4 @@
-import { NAME_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import { NAME_MAX_BYTES, storableText } from '../base/storableText.ts';
 
 /** Project names are unique in a btree index, which holds rows of at most ~2.7 KB. */
 export const PROJECT_NAME_MAX_BYTES = NAME_MAX_BYTES;

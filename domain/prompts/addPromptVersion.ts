@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../eventstore/types.ts';
 import { handleCommand, type CommandContext, type CommandResult } from '../handleCommand.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import type { PromptEvent } from './events.ts';
 import { promptDecider } from './promptDecider.ts';
 import { promptStream } from './promptStream.ts';

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 import type { PromptLabelData } from './events.ts';
 import type { PromptVersionData } from './promptVersion.ts';
 

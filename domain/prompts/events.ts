@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
 
 export const MODEL_PROVIDERS = [
   'OPENAI',

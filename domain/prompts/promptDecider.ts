@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
-import { MESSAGE_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
+import { MESSAGE_MAX_BYTES, storableText } from '../base/storableText.ts';
 import type { PromptCommand } from './commands.ts';
 import type { PromptEvent, PromptUpdated } from './events.ts';
 import { identifierProblem } from './promptName.ts';

@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { isHexColor } from '../projects/projectColors.ts';
-import { MESSAGE_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import { MESSAGE_MAX_BYTES, storableText } from '../base/storableText.ts';
 import type { PromptLabelCommand } from './commands.ts';
 import type { PromptLabelData, PromptLabelEvent } from './events.ts';
 import { identifierProblem } from './promptName.ts';

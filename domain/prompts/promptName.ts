@@ -1,4 +1,4 @@
-import { NAME_MAX_BYTES } from '../shared/storableText.ts';
+import { NAME_MAX_BYTES } from '../base/storableText.ts';
 
 /** The reference's `Identifier`: prompt, tag and label names. */
 export const IDENTIFIER_PATTERN = /^[a-z0-9]([_a-z0-9-]*[a-z0-9])?$/;

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../shared/jsonValue.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
 
 export type ActivePrompt = {
   readonly status: 'active';

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../shared/jsonValue.ts';
-import { MAX_DEPTH, MESSAGE_MAX_BYTES, storableText } from '../shared/storableText.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
+import { MAX_DEPTH, MESSAGE_MAX_BYTES, storableText } from '../base/storableText.ts';
 import {
   MODEL_PROVIDERS,
   type ModelProvider,

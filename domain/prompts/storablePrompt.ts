@@ -1,6 +1,6 @@
-import { storableJson, storableMetadata } from '../shared/storableJson.ts';
-import type { JsonObject } from '../shared/jsonValue.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../shared/storableText.ts';
+import { storableJson, storableMetadata } from '../base/storableJson.ts';
+import type { JsonObject } from '../base/jsonValue.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../base/storableText.ts';
 import {
   MODEL_PROVIDERS,
   TEMPLATE_FORMATS,

@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
-import { textProblem } from '../shared/textRule.ts';
+import { textProblem } from '../base/textRule.ts';
 import type { TraceRetentionPolicyCommand } from './commands.ts';
 import type { TraceRetentionPolicyData, TraceRetentionPolicyEvent } from './events.ts';
 import { checkTraceRetentionRule, type TraceRetentionRule } from './traceRetentionRule.ts';

@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { DomainError } from '../errors.ts';
 import { MAX_FILTER_LENGTH, parseFilter } from '../filters/filterSyntax.ts';
-import { storableText } from '../shared/storableText.ts';
+import { storableText } from '../base/storableText.ts';
 import type { SavedFilterCommand } from './commands.ts';
 import type { SavedFilterEvent, SavedFilterSaved } from './events.ts';
 

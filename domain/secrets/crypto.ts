@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { DomainError } from '../errors.ts';
-import type { EncryptedValue } from '../shared/encryptedValue.ts';
+import type { EncryptedValue } from '../base/encryptedValue.ts';
 
 export type { EncryptedValue };
 

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../decider.ts';
-import type { EncryptedValue } from '../shared/encryptedValue.ts';
+import type { EncryptedValue } from '../base/encryptedValue.ts';
 
 /**
  * One atomic batch on the single `secrets` stream: values set (sealed, never plaintext) and keys

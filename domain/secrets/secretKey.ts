@@ -1,5 +1,5 @@
 import { DomainError } from '../errors.ts';
-import { hasLoneSurrogate } from '../shared/textRule.ts';
+import { hasLoneSurrogate } from '../base/textRule.ts';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

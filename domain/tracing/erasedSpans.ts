@@ -1,7 +1,7 @@
-import { inFirstOrder } from '../shared/inFirstOrder.ts';
+import { inFirstOrder } from '../base/inFirstOrder.ts';
 import { genAiSessionId } from './openInferenceFromGenAi.ts';
 import type { SpanRecord } from './spanRecord.ts';
-import { storableName } from '../shared/storableText.ts';
+import { storableName } from '../base/storableText.ts';
 import type { ErasedSpan, SpansIngestedData } from './events.ts';
 
 export type { ErasedSpan };

@@ -10,7 +10,7 @@ import type { ProjectState } from '../projects/projectState.ts';
 import type { SpansIngested } from './events.ts';
 import type { SpanBatch } from './spanRecord.ts';
 import { MAX_SPANS_PER_EVENT, splitBatch } from './splitBatch.ts';
-import { storableText } from '../shared/storableText.ts';
+import { storableText } from '../base/storableText.ts';
 import { storableBatch } from './storable.ts';
 import { ingestStream } from './tracingStream.ts';
 

@@ -5,7 +5,7 @@ import { openLlmetryAttributes } from './openLlmetryAttributes.ts';
 import { plainAttributes, typedOf } from './plainAttributes.ts';
 import { SESSION_ID_KEY, sessionIdOf } from './sessionId.ts';
 import type { SpanRecord } from './spanRecord.ts';
-import { storableName } from '../shared/storableText.ts';
+import { storableName } from '../base/storableText.ts';
 import { storableAttributes } from './storable.ts';
 import { vercelAiAttributes } from './vercelAiAttributes.ts';
 

@@ -1,6 +1,6 @@
 import type { Attributes, AttributeValue } from './attributes.ts';
-import type { JsonObject, JsonValue } from '../shared/jsonValue.ts';
-import { MAX_DEPTH, storableText, TOO_DEEP } from '../shared/storableText.ts';
+import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
+import { MAX_DEPTH, storableText, TOO_DEEP } from '../base/storableText.ts';
 
 /**
  * Span attributes as Phoenix shows them over REST (docs/reference/rest-facts.md §1.4, §5.1): flat dotted keys with

@@ -18,7 +18,7 @@ import {
   storableNanos,
   storableText,
   TOO_DEEP,
-} from '../shared/storableText.ts';
+} from '../base/storableText.ts';
 
 /**
  * What a stored span may hold: the one place that decides it. Ingest (OTLP protobuf, JSON, gRPC

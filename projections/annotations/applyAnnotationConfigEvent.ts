@@ -2,7 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import type { AnnotationConfigData } from '../../domain/annotations/annotationConfig.ts';
 import type { AnnotationConfigEvent } from '../../domain/annotations/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/shared/storableText.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/base/storableText.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -1,7 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import type { AnnotationsDeleted } from '../../domain/annotations/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { clampedStorableTime } from '../../domain/shared/storableTime.ts';
+import { clampedStorableTime } from '../../domain/base/storableTime.ts';
 import { inProject } from './inProject.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

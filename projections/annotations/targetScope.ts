@@ -4,7 +4,7 @@ import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SpansIngestedData, TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import { erasedSpansOf, spanSlots } from '../../domain/tracing/erasedSpans.ts';
 import { expiredTraceIds } from '../../domain/tracing/expiredTraceIds.ts';
-import { storableName } from '../../domain/shared/storableText.ts';
+import { storableName } from '../../domain/base/storableText.ts';
 import { genAiSessionId } from '../../domain/tracing/openInferenceFromGenAi.ts';
 import { placeNewSpans, restartTraces, spanStartOf } from './targetStart.ts';
 

@@ -1,6 +1,6 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
-import { storableNanos } from '../../domain/shared/storableText.ts';
+import { storableNanos } from '../../domain/base/storableText.ts';
 
 /**
  * The start time and project of each scored annotation's target, kept on the annotation row

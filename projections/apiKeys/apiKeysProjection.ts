@@ -1,6 +1,6 @@
 import { sql } from 'slonik';
 import { storedApiKeyExpiry } from '../../domain/apiKeys/apiKeyText.ts';
-import { storedOptionalText, storedText } from '../../domain/shared/textRule.ts';
+import { storedOptionalText, storedText } from '../../domain/base/textRule.ts';
 import { loupeEvent } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 

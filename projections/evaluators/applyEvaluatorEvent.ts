@@ -1,7 +1,7 @@
 import { sql, type DatabaseTransactionConnection, type FragmentSqlToken } from 'slonik';
 import type { EvaluationFailed, EvaluatorEvent } from '../../domain/evaluators/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/shared/storableText.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/base/storableText.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const id = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : null);

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { EvaluationTarget } from '../../domain/evaluators/events.ts';
-import type { JsonObject } from '../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../domain/base/jsonValue.ts';
 import { filterConditions } from '../filters/filterConditions.ts';
 
 /**

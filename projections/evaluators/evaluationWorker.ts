@@ -10,7 +10,7 @@ import { mappedArguments } from '../../domain/evaluators/inputMapping.ts';
 import { hasEvaluationOutcome, recordEvaluationOutcome } from '../../domain/evaluators/recordEvaluationOutcome.ts';
 import { runEvaluator, type EvaluationResult, type EvaluatorPorts } from '../../domain/evaluators/runEvaluator.ts';
 import type { EventStore } from '../../domain/eventstore/types.ts';
-import type { JsonObject } from '../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../domain/base/jsonValue.ts';
 import { type EvaluatorRow, findDatasetEvaluator, findEvaluator, findProjectEvaluator } from './evaluatorQueries.ts';
 import { evaluationSubject, runEvaluationSubject } from './evaluationTargetQueries.ts';
 

@@ -1,11 +1,11 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
-import { storableJson } from '../../domain/shared/storableJson.ts';
+import { storableJson } from '../../domain/base/storableJson.ts';
 import { ANNOTATOR_KINDS } from '../../domain/annotations/events.ts';
 import { storableDatasetName, storableDescription, storableObject, uuidOrNull } from '../../domain/datasets/storableExample.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { storableTime } from '../../domain/shared/storableTime.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/shared/storableText.ts';
+import { storableTime } from '../../domain/base/storableTime.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/base/storableText.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

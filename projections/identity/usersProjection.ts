@@ -1,7 +1,7 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { SessionTokens } from '../../domain/identity/events.ts';
-import { storedOptionalText, storedText } from '../../domain/shared/textRule.ts';
+import { storedOptionalText, storedText } from '../../domain/base/textRule.ts';
 import { loupeEvent } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 import { usersMigrations } from './usersMigrations.ts';

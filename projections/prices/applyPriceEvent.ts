@@ -2,7 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { PriceEvent } from '../../domain/prices/events.ts';
-import { storableTime } from '../../domain/shared/storableTime.ts';
+import { storableTime } from '../../domain/base/storableTime.ts';
 
 /**
  * An admin's price version stored (or taken back), and a cost job queued for the stored spans it

@@ -2,7 +2,7 @@ import { sql, type DatabaseTransactionConnection } from 'slonik';
 import { z } from 'zod';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import type { ProjectEvent } from '../../domain/projects/events.ts';
-import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/shared/storableText.ts';
+import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/base/storableText.ts';
 import type { IdAllocator } from '../tracing/idAllocator.ts';
 import { recordErasures } from '../tracing/applyTelemetryDeletions.ts';
 import { recomputeSessions } from '../tracing/recompute.ts';

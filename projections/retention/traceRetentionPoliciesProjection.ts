@@ -1,6 +1,6 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
-import { storedText } from '../../domain/shared/textRule.ts';
+import { storedText } from '../../domain/base/textRule.ts';
 import { loupeEvent } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 

@@ -1,5 +1,5 @@
 import { sql } from 'slonik';
-import { INDEXED_TEXT_MAX_LENGTH, storedText } from '../../domain/shared/textRule.ts';
+import { INDEXED_TEXT_MAX_LENGTH, storedText } from '../../domain/base/textRule.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
 

@@ -1,5 +1,5 @@
 import { sql, type FragmentSqlToken } from 'slonik';
-import type { JsonObject, JsonScalar, JsonValue } from '../../domain/shared/jsonValue.ts';
+import type { JsonObject, JsonScalar, JsonValue } from '../../domain/base/jsonValue.ts';
 
 /**
  * Attributes whose JSON value is at most this many bytes go into `spans.attribute_index` too.

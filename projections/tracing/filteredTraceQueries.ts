@@ -1,6 +1,6 @@
 import { attributeMatches } from './attributeFilter.ts';
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
-import type { JsonScalar } from '../../domain/shared/jsonValue.ts';
+import type { JsonScalar } from '../../domain/base/jsonValue.ts';
 import { listTraces, type TraceFilter, type TraceRow } from './traceQueries.ts';
 
 /** The REST span filters, applied to a trace's root span (lists OR within, filters AND across). */

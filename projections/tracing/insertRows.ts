@@ -1,5 +1,5 @@
 import { sql, type DatabaseTransactionConnection } from 'slonik';
-import type { JsonValue } from '../../domain/shared/jsonValue.ts';
+import type { JsonValue } from '../../domain/base/jsonValue.ts';
 
 export type ColumnType = 'int8' | 'int4' | 'float8' | 'text' | 'timestamptz' | 'jsonb';
 

@@ -1,7 +1,7 @@
 import { attributeMatches } from './attributeFilter.ts';
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import type { JsonObject, JsonScalar } from '../../domain/shared/jsonValue.ts';
+import type { JsonObject, JsonScalar } from '../../domain/base/jsonValue.ts';
 import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
 

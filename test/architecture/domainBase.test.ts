@@ -6,10 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 /**
- * The base of domain/ (docs/ARCHITECTURE.md, "domain/shared/"), kept by a machine:
+ * The base of domain/ (docs/ARCHITECTURE.md, "domain/base/"), kept by a machine:
  * - no import cycle among the server's modules (type-only imports count: a cycle of types still
  *   ties two files so that neither can be read, moved or tested without the other);
- * - every feature's `events.ts` is a leaf: it imports only the base (domain/shared/ and the
+ * - every feature's `events.ts` is a leaf: it imports only the base (domain/base/ and the
  *   `DomainEvent` shape in domain/decider.ts), so any feature, read model or reactor may read
  *   another feature's events without pulling in its rules;
  * - only the event-store adapters (domain/eventstore/) query the `events` table: the log's layout
@@ -109,10 +109,10 @@ test('no import cycle among the modules of domain/, projections/, ingest/, adapt
   assert.equal(cycles, [], `import cycles:\n${cycles.join('\n')}`);
 });
 
-test("every feature's events.ts is a leaf: it imports only the base (domain/shared/, domain/decider.ts)", () => {
+test("every feature's events.ts is a leaf: it imports only the base (domain/base/, domain/decider.ts)", () => {
   const eventFiles = files.filter((file) => /^domain\/[^/]+\/events\.ts$/.test(file));
   assert.ok(eventFiles.length >= 12, `only ${eventFiles.length} events.ts files found`);
-  const base = (target: string) => target === 'domain/decider.ts' || target.startsWith('domain/shared/');
+  const base = (target: string) => target === 'domain/decider.ts' || target.startsWith('domain/base/');
   const reaching = eventFiles.flatMap((file) =>
     graph
       .get(file)!
@@ -122,13 +122,13 @@ test("every feature's events.ts is a leaf: it imports only the base (domain/shar
   assert.equal(reaching, [], `events.ts importing more than the base:\n${reaching.join('\n')}`);
 });
 
-test('the base imports no feature: domain/shared/ imports only itself and domain/errors.ts', () => {
-  const shared = files.filter((file) => file.startsWith('domain/shared/'));
-  assert.ok(shared.length >= 4, `only ${shared.length} files in domain/shared/`);
+test('the base imports no feature: domain/base/ imports only itself and domain/errors.ts', () => {
+  const shared = files.filter((file) => file.startsWith('domain/base/'));
+  assert.ok(shared.length >= 4, `only ${shared.length} files in domain/base/`);
   const reaching = shared.flatMap((file) =>
     graph
       .get(file)!
-      .filter((target) => !target.startsWith('domain/shared/') && target !== 'domain/errors.ts')
+      .filter((target) => !target.startsWith('domain/base/') && target !== 'domain/errors.ts')
       .map((target) => `${file} imports ${target}`),
   );
   assert.equal(reaching, []);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_DEPTH } from '../../domain/shared/storableText.ts';
+import { MAX_DEPTH } from '../../domain/base/storableText.ts';
 import { TOO_DEEP_VALUE } from '../../domain/tracing/storable.ts';
 import { decodeOtlpProtobuf } from '../../ingest/otlpProtobuf.ts';
 import { otlpTypesForTests as otlp } from './sampleSpans.ts';

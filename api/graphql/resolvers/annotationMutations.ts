@@ -5,7 +5,7 @@ import type { AnnotationRecord } from '../../../domain/annotations/events.ts';
 import { recordAnnotations } from '../../../domain/annotations/recordAnnotations.ts';
 import { removeAnnotations } from '../../../domain/annotations/removeAnnotations.ts';
 import { actingUserId, isAdmin } from '../../../domain/access/principal.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import { annotationKey } from '../../../domain/annotations/annotationKey.ts';
 import {
   annotationIdsByKey,

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, Float, ID, Int, Resolver, Root } from 'type-graphql';
-import type { JsonScalar } from '../../../domain/shared/jsonValue.ts';
+import type { JsonScalar } from '../../../domain/base/jsonValue.ts';
 import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
 import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import { listTracesWithRootFilter } from '../../../projections/tracing/filteredTraceQueries.ts';

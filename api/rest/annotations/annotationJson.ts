@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { NOTE_NAME } from '../../../domain/annotations/annotationRecord.ts';
 import { ANNOTATOR_KINDS, type AnnotationRecord, type AnnotationTarget, type AnnotatorKind } from '../../../domain/annotations/events.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { AnnotationRow } from '../../../projections/annotations/annotationQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { editDatasetExamples } from '../../../domain/datasets/editDatasetExamples.ts';
 import { exampleHash } from '../../../domain/datasets/exampleHash.ts';
 import type { ExamplePatch } from '../../../domain/datasets/events.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import {
   examplesAtVersion,
   findDatasetExamples,

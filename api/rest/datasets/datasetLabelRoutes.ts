@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import { changeDataset, changeDatasetLabels, changeDatasetSplits } from '../../../domain/datasets/changeDataset.ts';
 import type { DatasetSplitData } from '../../../domain/datasets/events.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import {
   findDatasetExamples,
   findDatasetLabel,

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
 import { uploadDataset, type NewExample } from '../../../domain/datasets/uploadDataset.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import {
   countCreatedExamples,
   examplesAtVersion,

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { parse } from 'csv-parse';
 import type { NewExample } from '../../../domain/datasets/uploadDataset.ts';
-import type { JsonObject, JsonValue } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../../../domain/base/jsonValue.ts';
 import { HttpError } from '../../http/httpError.ts';
 
 /** How the columns (CSV) or keys (JSONL) of a file map to an example. */

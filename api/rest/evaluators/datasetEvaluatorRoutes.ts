@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import { isEventOf } from '../../../domain/loupeEvent.ts';
 import {
   findDatasetEvaluator,

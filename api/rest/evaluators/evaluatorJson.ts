@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EvaluatorDefinition, EvaluatorKind } from '../../../domain/evaluators/evaluatorDefinition.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { EvaluatorRow } from '../../../projections/evaluators/evaluatorQueries.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVALUATION_TARGETS, type EvaluationTarget, type ProjectEvaluatorSettings } from '../../../domain/evaluators/events.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { ProjectEvaluatorRow } from '../../../projections/evaluators/evaluatorQueries.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { EVALUATOR_TYPES } from './evaluatorJson.ts';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createExperiment } from '../../../domain/experiments/createExperiment.ts';
 import { changeExperiment, recordExperimentEvaluation, recordExperimentRun } from '../../../domain/experiments/recordExperiment.ts';
 import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
-import type { JsonObject, JsonValue } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../../../domain/base/jsonValue.ts';
 import { examplesAtVersion, findExperimentTag, tagsOfExperiment } from '../../../projections/datasets/datasetQueries.ts';
 import {
   evaluationsOfExperiment,

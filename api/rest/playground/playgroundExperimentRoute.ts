@@ -5,7 +5,7 @@ import { recordExperimentRun } from '../../../domain/experiments/recordExperimen
 import type { Position } from '../../../domain/eventstore/types.ts';
 import { exampleVariables, playgroundOutput } from '../../../domain/playground/playgroundExperiment.ts';
 import { PLAYGROUND_PROJECT } from '../../../domain/playground/playgroundSpan.ts';
-import type { JsonObject, JsonValue } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../../../domain/base/jsonValue.ts';
 import { examplesAtVersion, findDataset, findDatasetVersion } from '../../../projections/datasets/datasetQueries.ts';
 import { findExperiment } from '../../../projections/experiments/experimentQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';

@@ -3,7 +3,7 @@ import { addPromptVersion } from '../../../domain/prompts/addPromptVersion.ts';
 import { changePrompt } from '../../../domain/prompts/changePrompt.ts';
 import { IDENTIFIER_PATTERN } from '../../../domain/prompts/promptName.ts';
 import { promptVersionProblems } from '../../../domain/prompts/promptVersion.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import {
   findPrompt,
   findPromptVersion,

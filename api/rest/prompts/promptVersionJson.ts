@@ -7,7 +7,7 @@ import {
   TEMPLATE_TYPES,
   type PromptVersionData,
 } from '../../../domain/prompts/promptVersion.ts';
-import type { JsonObject } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { PromptVersionRow } from '../../../projections/prompts/promptQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 

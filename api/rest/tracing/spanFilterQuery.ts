@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { JsonScalar } from '../../../domain/shared/jsonValue.ts';
+import type { JsonScalar } from '../../../domain/base/jsonValue.ts';
 import { OPENINFERENCE_SPAN_KINDS } from '../../../domain/tracing/openInferenceSpanKind.ts';
-import { storableText } from '../../../domain/shared/storableText.ts';
+import { storableText } from '../../../domain/base/storableText.ts';
 import { SPAN_STATUS_CODES } from '../../../domain/tracing/spanRecord.ts';
 import { isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 

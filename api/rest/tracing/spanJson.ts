@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../../domain/shared/jsonValue.ts';
+import type { JsonObject, JsonValue } from '../../../domain/base/jsonValue.ts';
 import { OPENINFERENCE_SPAN_KIND_KEY } from '../../../domain/tracing/openInferenceSpanKind.ts';
 import type { SpanRow } from '../../../projections/tracing/spanQueries.ts';
 import { isoFromMicros, isoFromNanos } from '../../http/pythonIsoTime.ts';

@@ -145,7 +145,7 @@ test('one successful run per example and repetition; a failed one is replaced un
     .then([{ ...run(null), data: { ...run(null).data, runId: 'r2' } }]);
 });
 
-test('a run timed outside the storable years (domain/shared/storableTime.ts) is refused, naming the field', () => {
+test('a run timed outside the storable years (domain/base/storableTime.ts) is refused, naming the field', () => {
   for (const [field, unstorable] of [
     ['startTime', '0000-01-01T00:00:00Z'],
     ['endTime', '+099999-01-01T00:00:00Z'],

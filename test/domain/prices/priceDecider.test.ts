@@ -41,7 +41,7 @@ test('bad prices are refused, each naming what is wrong', () => {
     .given([])
     .when({ ...set, effectiveFrom: 'yesterday' })
     .thenThrows('effective_from_invalid');
-  // Dates outside what timestamptz and ISO text both hold (domain/shared/storableTime.ts): year 0 stopped the tracing read model.
+  // Dates outside what timestamptz and ISO text both hold (domain/base/storableTime.ts): year 0 stopped the tracing read model.
   for (const unstorable of ['0000-01-01T00:00:00Z', '+099999-01-01T00:00:00Z', '-000001-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00'])
     spec
       .given([])

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { AttributeValue } from '../../../domain/tracing/attributes.ts';
 import { renderAttributes } from '../../../domain/tracing/renderAttributes.ts';
 import { sessionIdOf } from '../../../domain/tracing/sessionId.ts';
-import { clippedText, MAX_DEPTH, NAME_MAX_BYTES, storableText, TOO_DEEP } from '../../../domain/shared/storableText.ts';
+import { clippedText, MAX_DEPTH, NAME_MAX_BYTES, storableText, TOO_DEEP } from '../../../domain/base/storableText.ts';
 import { storableAttributes, storableBatch, storableSpan } from '../../../domain/tracing/storable.ts';
 import { batch, newTraceId, spanRecord } from '../../support/spanFixtures.ts';
 

@@ -190,7 +190,7 @@ test('token sums that overflow bigint are clamped, not an error', async ({ h }) 
 });
 
 test('a price dated year 0 or 99999 already in the log prices nothing and stops nothing, live and in a rebuild', async ({ h }) => {
-  // Written before domain/shared/storableTime.ts refused such dates; timestamptz refuses year 0 (22008).
+  // Written before domain/base/storableTime.ts refused such dates; timestamptz refuses year 0 (22008).
   const price = (effectiveFrom: string) => ({
     model: 'ancient',
     namePattern: 'ancient-.*',
