@@ -1,4 +1,5 @@
 import type { DatabasePool } from 'slonik';
+import { createProcessorLoop } from '../processor/processorLoop.ts';
 import { indexSpanSearch, spanSearchPending, spanSearchProgress } from './indexSpanSearch.ts';
 
 /**
@@ -31,27 +32,13 @@ export type SpanSearchIndexerOptions = {
  * Writes the search words of new spans (`indexSpanSearch`) in the background, behind the tracing
  * projection rather than inside its transaction: what the words cost (four times the rest of a
  * span's row) no longer delays the spans, and the projection has the machine to itself while it
- * is behind. Idle, it looks for new spans every `idleMs`, so a span is found by search about that
- * long after it is listed.
+ * is behind. It is a lane on the processor's loop (processor/processorLoop.ts: sleep when idle,
+ * backoff after failures); idle, it looks for new spans every `idleMs`, so a span is found by
+ * search about that long after it is listed.
  */
 export const createSpanSearchIndexer = (options: SpanSearchIndexerOptions): SpanSearchIndexer => {
-  const { pool, chunk, busy, onError } = options;
-  const idleMs = options.idleMs ?? 500;
+  const { pool, chunk, busy } = options;
   const maxDeferMs = options.maxDeferMs ?? MAX_DEFER_MS;
-  let running = false;
-  let done: Promise<void> = Promise.resolve();
-  let wake: (() => void) | null = null;
-  /** A pause that `stop` cuts short. */
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    }).finally(() => {
-      wake = null;
-    });
 
   /**
    * When each span row id was first seen (the newest id at each look, rising): the age of the
@@ -64,39 +51,21 @@ export const createSpanSearchIndexer = (options: SpanSearchIndexerOptions): Span
     return now - (seen[0]?.at ?? now);
   };
 
-  const loop = async () => {
-    let backoff = idleMs;
-    while (running) {
-      try {
-        const { indexed, newest } = await spanSearchProgress(pool);
-        const waited = waitedMs(indexed, newest, Date.now());
-        if (newest <= indexed || (busy() && waited < maxDeferMs)) {
-          await pause(idleMs);
-          continue;
-        }
-        await indexSpanSearch(pool, chunk);
-        backoff = idleMs;
-        // Let requests and the projection have the database (PGlite: one session) between steps.
-        await new Promise((resolve) => setImmediate(resolve));
-      } catch (error) {
-        onError?.(error);
-        backoff = Math.min(backoff * 2, 5000);
-        await pause(backoff);
-      }
-    }
+  /** One step of the lane: the spans it gave words to (0: nothing to do, deferred, or another process indexing). */
+  const step = async (): Promise<number> => {
+    const { indexed, newest } = await spanSearchProgress(pool);
+    const waited = waitedMs(indexed, newest, Date.now());
+    if (newest <= indexed || (busy() && waited < maxDeferMs)) return 0;
+    const done = await indexSpanSearch(pool, chunk);
+    // Let requests and the projection have the database (PGlite: one session) between steps.
+    await new Promise((resolve) => setImmediate(resolve));
+    return done.indexed;
   };
+  const loop = createProcessorLoop({ step, idleMs: options.idleMs ?? 500, maxBackoffMs: 5000, onError: options.onError });
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      done = loop();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await done;
-    },
+    start: () => loop.start(),
+    stop: () => loop.stop(),
     async catchUp(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (await spanSearchPending(pool)) {
