@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buildSpanRecord } from '../domain/tracing/buildSpanRecord.ts';
-import type { SpanRecord } from '../domain/tracing/spanRecord.ts';
+import type { SpanRecord } from '../domain/tracing/events.ts';
 import { phoenixSpanInput, spanInputFromJson } from './phoenixSpanJson.ts';
 import type { RoutedSpans } from './routeSpans.ts';
 

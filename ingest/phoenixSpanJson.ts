@@ -4,7 +4,7 @@ import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
 import { MAX_DEPTH } from '../domain/base/storableText.ts';
 import { TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import { OPENINFERENCE_SPAN_KIND_KEY } from '../domain/tracing/openInferenceSpanKind.ts';
-import { SPAN_STATUS_CODES } from '../domain/tracing/spanRecord.ts';
+import { SPAN_STATUS_CODES } from '../domain/tracing/events.ts';
 
 const TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
 

@@ -2,7 +2,7 @@ import { stringAttribute, type Attributes } from '../domain/tracing/attributes.t
 import { projectNameProblem } from '../domain/projects/projectName.ts';
 import { buildSpanRecord } from '../domain/tracing/buildSpanRecord.ts';
 import { storableText } from '../domain/base/storableText.ts';
-import type { SpanBatch, SpanRecord } from '../domain/tracing/spanRecord.ts';
+import type { SpanBatch, SpanRecord } from '../domain/tracing/events.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
 
 export const PROJECT_NAME_HEADER = 'x-project-name';

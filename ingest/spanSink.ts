@@ -1,4 +1,4 @@
-import type { SpanBatch } from '../domain/tracing/spanRecord.ts';
+import type { SpanBatch } from '../domain/tracing/events.ts';
 
 /** Who sent an export request, for the event metadata the sink writes. */
 export type IngestRequestContext<P = unknown> = {

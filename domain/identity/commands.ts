@@ -1,4 +1,4 @@
-import type { AuthMethod } from './authMethods.ts';
+import type { AuthMethod } from './events.ts';
 import type { BuiltInUser, SessionTokens, SessionVia } from './events.ts';
 import type { AssignableRole, Role } from './roles.ts';
 

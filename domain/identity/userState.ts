@@ -1,4 +1,4 @@
-import type { AuthMethod } from './authMethods.ts';
+import type { AuthMethod } from './events.ts';
 import type { BuiltInUser } from './events.ts';
 import type { Role } from './roles.ts';
 

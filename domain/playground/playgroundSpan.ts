@@ -1,6 +1,6 @@
 import { type AttributeValue, attributesFrom, type Attributes } from '../tracing/attributes.ts';
 import { buildSpanRecord } from '../tracing/buildSpanRecord.ts';
-import type { SpanBatch } from '../tracing/spanRecord.ts';
+import type { SpanBatch } from '../tracing/events.ts';
 import type { ChatMessage, TokenUsage, ToolCall } from '../modelCalls/modelCall.ts';
 
 // The message shapes are the model port's; named here too for the code that builds playground spans.

@@ -1,7 +1,7 @@
 import type { Attributes } from './attributes.ts';
 import { openInferenceSpanKindOf } from './openInferenceSpanKind.ts';
 import { sessionIdOf } from './sessionId.ts';
-import { OTEL_SPAN_KINDS, SPAN_STATUS_CODES, type SpanRecord } from './spanRecord.ts';
+import { OTEL_SPAN_KINDS, SPAN_STATUS_CODES, type SpanRecord } from './events.ts';
 import { storableAttributes, storableSpan } from './storable.ts';
 
 /**

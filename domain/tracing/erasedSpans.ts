@@ -1,6 +1,6 @@
 import { inFirstOrder } from '../base/inFirstOrder.ts';
 import { genAiSessionId } from './openInferenceFromGenAi.ts';
-import type { SpanRecord } from './spanRecord.ts';
+import type { SpanRecord } from './events.ts';
 import { storableName } from '../base/storableText.ts';
 import type { ErasedSpan, SpansIngestedData } from './events.ts';
 

@@ -8,7 +8,7 @@ import { ensureProject } from '../projects/ensureProject.ts';
 import { loadProject } from '../projects/loadProject.ts';
 import type { ProjectState } from '../projects/projectState.ts';
 import type { SpansIngested } from './events.ts';
-import type { SpanBatch } from './spanRecord.ts';
+import type { SpanBatch } from './events.ts';
 import { MAX_SPANS_PER_EVENT, splitBatch } from './splitBatch.ts';
 import { storableText } from '../base/storableText.ts';
 import { storableBatch } from './storable.ts';

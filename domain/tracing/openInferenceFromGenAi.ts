@@ -4,7 +4,7 @@ import { OPENINFERENCE_SPAN_KIND_KEY, openInferenceSpanKindOf } from './openInfe
 import { openLlmetryAttributes } from './openLlmetryAttributes.ts';
 import { plainAttributes, typedOf } from './plainAttributes.ts';
 import { SESSION_ID_KEY, sessionIdOf } from './sessionId.ts';
-import type { SpanRecord } from './spanRecord.ts';
+import type { SpanRecord } from './events.ts';
 import { storableName } from '../base/storableText.ts';
 import { storableAttributes } from './storable.ts';
 import { vercelAiAttributes } from './vercelAiAttributes.ts';

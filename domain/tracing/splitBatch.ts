@@ -1,4 +1,4 @@
-import type { SpanBatch, SpanRecord } from './spanRecord.ts';
+import type { SpanBatch, SpanRecord } from './events.ts';
 
 /**
  * Spans per SpansIngested event, whatever path they came in by (OTLP, REST, the playground). One

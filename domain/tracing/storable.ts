@@ -8,7 +8,7 @@ import {
   type SpanEventRecord,
   type SpanRecord,
   type SpanStatusCode,
-} from './spanRecord.ts';
+} from './events.ts';
 import {
   clampBig,
   clippedText,

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '../../domain/decider.ts';
 import type { ApiKeyKind } from '../../domain/apiKeys/events.ts';
 import { parseApiKey, verifyApiKey } from '../../domain/apiKeys/apiKeyValue.ts';
-import type { AuthMethod } from '../../domain/identity/authMethods.ts';
+import type { AuthMethod } from '../../domain/identity/events.ts';
 import type { BuiltInUser } from '../../domain/identity/events.ts';
 import type { Role } from '../../domain/identity/roles.ts';
 import { loupeEvent } from '../../domain/loupeEvent.ts';

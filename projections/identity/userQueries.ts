@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { AuthMethod } from '../../domain/identity/authMethods.ts';
+import type { AuthMethod } from '../../domain/identity/events.ts';
 import type { BuiltInUser } from '../../domain/identity/events.ts';
 import type { Role } from '../../domain/identity/roles.ts';
 

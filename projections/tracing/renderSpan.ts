@@ -1,7 +1,7 @@
 import { copyField, copyJsonField } from '../copyFromStdin.ts';
 import { nanosToIsoMicros } from '../../domain/tracing/nanoTime.ts';
 import { renderAttributes, renderEventAttributes } from '../../domain/tracing/renderAttributes.ts';
-import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import type { SpanRecord } from '../../domain/tracing/events.ts';
 import type { PriceBook } from '../../domain/prices/priceBook.ts';
 import type { Cost } from '../../domain/prices/spanCost.ts';
 import { attributeIndexObject } from './attributeFilter.ts';

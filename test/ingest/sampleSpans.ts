@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import * as assert from 'uvu/assert';
 import type { AttributeValue } from '../../domain/tracing/attributes.ts';
-import type { SpanBatch, SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import type { SpanBatch, SpanRecord } from '../../domain/tracing/events.ts';
 import type { IngestRequestContext } from '../../ingest/spanSink.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { TestServer } from './testServer.ts';
 import { ingestSpans } from '../../domain/tracing/ingestSpans.ts';
-import type { SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import type { SpanRecord } from '../../domain/tracing/events.ts';
 import { batch } from './spanFixtures.ts';
 
 export type JsonResponse = { status: number; body: any; text: string; headers: Headers };

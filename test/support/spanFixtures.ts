@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Attributes, AttributeValue } from '../../domain/tracing/attributes.ts';
-import type { SpanBatch, SpanRecord } from '../../domain/tracing/spanRecord.ts';
+import type { SpanBatch, SpanRecord } from '../../domain/tracing/events.ts';
 
 export const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
 export const newTraceId = (): string => hex(16);

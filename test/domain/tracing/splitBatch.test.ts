@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { SpanBatch } from '../../../domain/tracing/spanRecord.ts';
+import type { SpanBatch } from '../../../domain/tracing/events.ts';
 import { splitBatch } from '../../../domain/tracing/splitBatch.ts';
 
 test('given 5 spans over 3 resources cut by 2, then order is kept and each part carries only the resources its spans use', () => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AnnotationRecord } from '../../../domain/annotations/events.ts';
 import type { DomainEvent } from '../../../domain/decider.ts';
 import { projectStream } from '../../../domain/projects/projectStream.ts';
-import type { SpanRecord } from '../../../domain/tracing/spanRecord.ts';
+import type { SpanRecord } from '../../../domain/tracing/events.ts';
 import { annotationsProjection } from '../../../projections/annotations/annotationsProjection.ts';
 import { annotationScoreBuckets } from '../../../projections/metrics/metricQueries.ts';
 import { tracingProjection } from '../../../projections/tracing/tracingProjection.ts';

@@ -1,1 +1,0 @@
-export { AUTH_METHODS, type AuthMethod } from './events.ts';
