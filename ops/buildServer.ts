@@ -37,8 +37,6 @@ import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { createCodeSandbox } from '../domain/evaluators/codeSandbox.ts';
-import { createLlmJudge } from '../domain/evaluators/llmJudge.ts';
-import { createEvaluationWorker } from '../projections/evaluators/evaluationWorker.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
 import type { Config } from './config.ts';
 import { createIdentity } from './createIdentity.ts';
@@ -138,6 +136,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         // Known once the HTTP listener has its port (port 0 picks one); notifications go out after that.
         publicUrl: () => publicUrl,
         models,
+        sandbox,
       }),
       readModels: runner,
       lease: database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined,
@@ -145,10 +144,6 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     });
     await reactors.start();
     closers.unshift(() => reactors.stop());
-    // Online evaluation's judging lane: the evaluations reactor queues, this judges (projections/evaluators/).
-    const evaluations = createEvaluationWorker({ store, pool: database.pool, ports: { sandbox, llm: createLlmJudge(models) }, logger });
-    evaluations.start();
-    closers.unshift(() => evaluations.stop());
     const lag = createLagMonitor({
       store,
       runner,

@@ -15,6 +15,9 @@ import { erasureReactor } from '../projections/retention/erasureReactor.ts';
 import { retentionReactor } from '../projections/retention/retentionReactor.ts';
 import { costReactor } from '../projections/prices/costReactor.ts';
 import { evaluationReactor } from '../projections/evaluators/evaluationReactor.ts';
+import { evaluationJudgingReactor } from '../projections/evaluators/evaluationJudgingReactor.ts';
+import type { CodeSandbox } from '../domain/evaluators/codeSandbox.ts';
+import { createLlmJudge } from '../domain/evaluators/llmJudge.ts';
 import type { Config } from './config.ts';
 import { checkpoint } from './database/walCheckpoints.ts';
 
@@ -33,6 +36,8 @@ export type ReactorDeps = {
   readonly publicUrl: () => string;
   /** The model port (adapters/outbound/modelClient.ts), for reactors that call a model (an evaluator's judge). */
   readonly models: ModelClient;
+  /** Where evaluator code runs (domain/evaluators/codeSandbox.ts). */
+  readonly sandbox: CodeSandbox;
 };
 
 /** Alert rules are evaluated, and due notifications attempted, every second (a rule's own interval decides whether it is due). */
@@ -82,4 +87,11 @@ export const createReactors = (deps: ReactorDeps): AnyReactor[] => [
   }),
   // Online evaluation: new spans, traces and sessions a project evaluator picks, queued for its judging lane.
   evaluationReactor({ pool: deps.pool }),
+  // ... and judged, each once, on this lane (a judge taking seconds holds up no other lane).
+  evaluationJudgingReactor({
+    store: deps.store,
+    pool: deps.pool,
+    ports: { sandbox: deps.sandbox, llm: createLlmJudge(deps.models) },
+    logger: deps.logger,
+  }),
 ];

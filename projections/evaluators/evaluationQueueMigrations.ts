@@ -25,4 +25,9 @@ export const evaluationQueueMigrations: readonly Migration[] = [
       CREATE INDEX evaluation_jobs_due ON evaluation_jobs (due_at);
     `,
   },
+  {
+    // A trace's or session's activity when it was last looked at: judged once it has been quiet for the delay.
+    id: 'evaluationQueue/0002_activity',
+    sql: `ALTER TABLE evaluation_jobs ADD COLUMN activity text;`,
+  },
 ];

@@ -1,12 +1,12 @@
 import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import type { EvaluationTarget } from '../../domain/evaluators/events.ts';
-import { isSampled } from '../../domain/evaluators/sampling.ts';
+import { firstLookDelaySeconds, sampledTargets } from '../../domain/evaluators/evaluationDecision.ts';
 import { FilterError } from '../../domain/filters/filterSyntax.ts';
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { Reactor } from '../reactors/reactor.ts';
 import { activeProjectEvaluators, findProjectEvaluator, type ProjectEvaluatorRow } from './evaluatorQueries.ts';
-import { matchingTargets, nextWindowEnd, runEvaluations } from './evaluationTargetQueries.ts';
+import { activityColumn, matchingTargets, nextWindowEnd, runEvaluations } from './evaluationTargetQueries.ts';
 
 /** Queue the sampled targets of one window of new rows, and move the project evaluator's scan past the window. */
 export type EnqueueEvaluations = {
@@ -62,23 +62,34 @@ export const nextWindow = async (db: CommonQueryMethods, a: ProjectEvaluatorRow,
     target: a.target,
     after,
     upTo,
-    targetIds: matched.map((m) => m.targetId).filter((id) => isSampled(id, a.sampling_rate)),
-    delaySeconds: a.target === 'SPAN' ? 0 : a.delay_seconds,
+    targetIds: sampledTargets(
+      a.sampling_rate,
+      matched.map((m) => m.targetId),
+    ),
+    delaySeconds: firstLookDelaySeconds(a.target, a.delay_seconds),
   };
 };
 
 const insertJobs = async (
   db: CommonQueryMethods,
   attachmentId: number,
-  target: string,
+  target: EvaluationTarget,
   targetIds: readonly string[],
   delaySeconds: number,
 ) => {
   if (targetIds.length === 0) return;
+  // A trace's or session's activity now: the judging lane judges it once it has stayed so for the delay.
+  const activity = activityColumn(target, 'a');
+  const join =
+    target === 'TRACE'
+      ? sql.fragment`LEFT JOIN traces a ON a.trace_id = t.id`
+      : target === 'SESSION'
+        ? sql.fragment`LEFT JOIN sessions a ON a.session_id = t.id`
+        : sql.fragment``;
   await db.query(sql.unsafe`
-    INSERT INTO evaluation_jobs (attachment_id, target, target_id, due_at)
-    SELECT ${attachmentId}, ${target}, t.id, now() + make_interval(secs => ${delaySeconds})
-    FROM unnest(${sql.array([...targetIds], 'text')}) AS t(id)
+    INSERT INTO evaluation_jobs (attachment_id, target, target_id, due_at, activity)
+    SELECT ${attachmentId}, ${target}, t.id, now() + make_interval(secs => ${delaySeconds}), ${activity ?? sql.fragment`NULL`}
+    FROM unnest(${sql.array([...targetIds], 'text')}) AS t(id) ${join}
     ON CONFLICT DO NOTHING`);
 };
 
@@ -86,8 +97,8 @@ const insertJobs = async (
  * Online evaluation, the deciding half: every project evaluator that is on looks at the rows of its
  * target (spans, traces or sessions) the tracing read model added since its last look, keeps those
  * its filter matches and its sampling rate picks (by a hash of the id, sampling.ts), and queues
- * them as jobs (`evaluation_jobs`), which the evaluation worker (evaluationWorker.ts) judges in a
- * lane of its own. A backfill queues what started in a time range. Queueing is idempotent (one job
+ * them as jobs (`evaluation_jobs`), which the judging reactor (evaluationJudgingReactor.ts) judges
+ * in a lane of its own. A backfill queues what started in a time range. Queueing is idempotent (one job
  * per project evaluator and target; the scan moves by compare-and-set), so a repeat after a crash
  * or a takeover queues nothing twice; what was judged is in the log, so nothing is judged twice.
  */
@@ -177,7 +188,10 @@ export const evaluationReactor = (deps: { readonly pool: DatabasePool; readonly 
         throw error;
       }
       if (chunk.length === 0) return;
-      const picked = chunk.map((c) => c.targetId).filter((id) => isSampled(id, a.sampling_rate));
+      const picked = sampledTargets(
+        a.sampling_rate,
+        chunk.map((c) => c.targetId),
+      );
       await insertJobs(deps.pool, a.id, a.target, picked, 0);
       after = chunk[chunk.length - 1]!.rowid;
     }

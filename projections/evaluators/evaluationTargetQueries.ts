@@ -62,6 +62,27 @@ export const matchingTargets = async (
   return rows.map((r) => ({ rowid: Number(r.id), targetId: r.target_id }));
 };
 
+/**
+ * A trace's or session's activity, as text that changes whenever it grows: its span (trace) count
+ * and end. Null for spans (judged at once) and for what is gone. The judging decision compares it
+ * with the last look's to tell whether the target has been quiet.
+ */
+export const activityColumn = (target: EvaluationTarget, alias: string): FragmentSqlToken | null => {
+  const a = sql.identifier([alias]);
+  if (target === 'TRACE') return sql.fragment`${a}.span_count::text || ':' || (extract(epoch FROM ${a}.end_time) * 1000000)::bigint::text`;
+  if (target === 'SESSION')
+    return sql.fragment`${a}.trace_count::text || ':' || (extract(epoch FROM ${a}.end_time) * 1000000)::bigint::text`;
+  return null;
+};
+
+export const targetActivity = async (db: CommonQueryMethods, target: EvaluationTarget, targetId: string): Promise<string | null> => {
+  if (target === 'SPAN') return null;
+  const column = activityColumn(target, 't')!;
+  const from =
+    target === 'TRACE' ? sql.fragment`traces t WHERE t.trace_id = ${targetId}` : sql.fragment`sessions t WHERE t.session_id = ${targetId}`;
+  return db.maybeOneFirst(sql.type(z.object({ activity: z.string() }))`SELECT ${column} AS activity FROM ${from}`);
+};
+
 const spanSubject = z.object({
   span_id: z.string(),
   trace_id: z.string(),

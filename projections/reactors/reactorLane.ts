@@ -49,8 +49,8 @@ export type ReactorLane = {
   wake(): void;
   /** One batch of events after the checkpoint; returns how many it reacted to. */
   reactOnce(): Promise<number>;
-  /** The schedule, when due (or now with `force`). */
-  scheduleOnce(force: boolean): Promise<void>;
+  /** The schedule, when due (or now with `force`); returns how many commands it issued. */
+  scheduleOnce(force: boolean): Promise<number>;
   /** Forget a failure's pause (catch-up runs the lane now). */
   clearBackoff(): void;
   state(): ReactorState;
@@ -84,13 +84,15 @@ export const createReactorLane = (options: ReactorLaneOptions): ReactorLane => {
     return events.length;
   };
 
-  const scheduleOnce = async (force: boolean): Promise<void> => {
-    if (!r.schedule) return;
+  const scheduleOnce = async (force: boolean): Promise<number> => {
+    if (!r.schedule) return 0;
     const row = await readReactorCheckpoint(pool, r.name);
     const at = now();
-    if (!force && row.scheduled_at !== null && at.getTime() - row.scheduled_at < r.schedule.everyMs) return;
-    await issueAll(await r.schedule.react({ db: pool, now: at }));
+    if (!force && row.scheduled_at !== null && at.getTime() - row.scheduled_at < r.schedule.everyMs) return 0;
+    const commands = await r.schedule.react({ db: pool, now: at });
+    await issueAll(commands);
     await markReactorScheduled(pool, r.name, at);
+    return commands.length;
   };
 
   const failed = async (error: unknown) => {
@@ -105,9 +107,10 @@ export const createReactorLane = (options: ReactorLaneOptions): ReactorLane => {
     if (!options.owns() || !backoff.due()) return 0;
     try {
       const reacted = await reactOnce();
-      await scheduleOnce(false);
+      // A schedule that found work (a queue's due items) looks again at once when it is next due, without the idle pause.
+      const issued = await scheduleOnce(false);
       backoff.clear();
-      return reacted;
+      return reacted + issued;
     } catch (error) {
       await failed(error);
       return 0;
