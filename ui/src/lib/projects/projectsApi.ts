@@ -65,6 +65,16 @@ export const fetchProjects = async (timeRange: TimeRange, includeExperimentProje
   return projects;
 };
 
+/** The project's name (the header over its tabs). */
+export const fetchProjectName = async (projectId: string, signal?: AbortSignal): Promise<{ id: string; name: string }> => {
+  const reply = await gql<{ node: { id: string; name: string } }>(
+    `query ProjectName($id: ID!) { node(id: $id) { id ... on Project { name } } }`,
+    { id: projectId },
+    signal,
+  );
+  return reply.node;
+};
+
 export type ProjectInput = {
   readonly description: string | null;
   readonly gradientStartColor: string;

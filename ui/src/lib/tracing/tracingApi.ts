@@ -35,15 +35,6 @@ export const apiFilterOf = (filter: SpanFilterState) => {
   return Object.keys(out).length === 0 ? null : out;
 };
 
-export const fetchProjectName = async (projectId: string, signal?: AbortSignal): Promise<{ id: string; name: string }> => {
-  const reply = await gql<{ node: { id: string; name: string } }>(
-    `query ProjectName($id: ID!) { node(id: $id) { id ... on Project { name } } }`,
-    { id: projectId },
-    signal,
-  );
-  return reply.node;
-};
-
 const ROOT_SPANS_BY_TRACE = `
   query ProjectTraces($id: ID!, $first: Int!, $after: String, $timeRange: TimeRange, $sort: TraceSort, $filter: SpanFilter, $filterCondition: String, $search: String) {
     node(id: $id) {
