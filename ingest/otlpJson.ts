@@ -1,5 +1,6 @@
 import { attributesFrom, floatValue, type Attributes, type AttributeValue } from '../domain/tracing/attributes.ts';
 import type { SpanInput } from '../domain/tracing/buildSpanRecord.ts';
+import { OTEL_SPAN_KINDS } from '../domain/tracing/events.ts';
 import { MAX_DEPTH } from '../domain/base/storableText.ts';
 import { TOO_DEEP_VALUE } from '../domain/tracing/storable.ts';
 import type { ExportRequestInput } from './exportRequest.ts';
@@ -59,14 +60,6 @@ const enumValue = (v: unknown, names: readonly string[], path: string): number =
   return fail(path, `expected an enum number or one of ${names.join(', ')}`);
 };
 
-const SPAN_KIND_NAMES = [
-  'SPAN_KIND_UNSPECIFIED',
-  'SPAN_KIND_INTERNAL',
-  'SPAN_KIND_SERVER',
-  'SPAN_KIND_CLIENT',
-  'SPAN_KIND_PRODUCER',
-  'SPAN_KIND_CONSUMER',
-];
 const STATUS_CODE_NAMES = ['STATUS_CODE_UNSET', 'STATUS_CODE_OK', 'STATUS_CODE_ERROR'];
 
 const double = (v: unknown, path: string): AttributeValue => {
@@ -132,7 +125,7 @@ const span = (v: unknown, path: string): SpanInput => {
     spanId: id(field(s, 'spanId', 'span_id'), `${path}.spanId`),
     parentSpanId: id(field(s, 'parentSpanId', 'parent_span_id'), `${path}.parentSpanId`),
     name: string(s.name, `${path}.name`),
-    kind: enumValue(s.kind, SPAN_KIND_NAMES, `${path}.kind`),
+    kind: enumValue(s.kind, OTEL_SPAN_KINDS, `${path}.kind`),
     startTimeUnixNano: uint64(field(s, 'startTimeUnixNano', 'start_time_unix_nano'), `${path}.startTimeUnixNano`),
     endTimeUnixNano: uint64(field(s, 'endTimeUnixNano', 'end_time_unix_nano'), `${path}.endTimeUnixNano`),
     attributes: attributes(s.attributes, `${path}.attributes`),

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { DatabasePool } from 'slonik';
 import type { EncryptedValue } from '../../domain/secrets/crypto.ts';
 import { sealedSecretValues } from '../../projections/secrets/secretValueQueries.ts';
-import type { ProjectRow } from '../../projections/projects/projectQueries.ts';
+import { projectsByIds, type ProjectRow } from '../../projections/projects/projectQueries.ts';
 import {
   projectSummaries,
   traceLatencyQuantiles,
@@ -11,7 +11,6 @@ import {
 } from '../../projections/tracing/projectSummaryQueries.ts';
 import {
   childCounts,
-  projectsByIds,
   rootSpansOfTraces,
   sessionsByIds,
   sessionsByOtelIds,

@@ -1,22 +1,14 @@
 import type { DomainEvent } from '../../domain/decider.ts';
 import type { ApiKeyKind } from '../../domain/apiKeys/events.ts';
 import { parseApiKey, verifyApiKey } from '../../domain/apiKeys/apiKeyValue.ts';
-import type { AuthMethod } from '../../domain/identity/events.ts';
-import type { BuiltInUser } from '../../domain/identity/events.ts';
 import type { Role } from '../../domain/identity/roles.ts';
 import { loupeEvent } from '../../domain/loupeEvent.ts';
 import type { Principal } from '../../domain/access/principal.ts';
 import type { Resolution } from '../../domain/access/resolution.ts';
+import type { UserRow } from './userQueries.ts';
 
-export type AuthUser = {
-  readonly userId: string;
-  readonly username: string;
-  readonly email: string | null;
-  readonly role: Role;
-  readonly authMethod: AuthMethod;
-  readonly passwordNeedsReset: boolean;
-  readonly builtIn: BuiltInUser | null;
-};
+/** A user as requests are authorised against them: the stored row's fields that sign-in and access read. */
+export type AuthUser = Pick<UserRow, 'userId' | 'username' | 'email' | 'role' | 'authMethod' | 'passwordNeedsReset' | 'builtIn'>;
 
 type Token = { readonly userId: string; readonly expiresAt: string };
 type AccessToken = Token & { readonly refreshTokenId: string };

@@ -1,16 +1,9 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { ModelPrice, TokenPrice } from '../../domain/prices/tokenPrice.ts';
+import type { ModelPrice } from '../../domain/prices/tokenPrice.ts';
+import { customPrice, customPriceRow } from './loadPriceBook.ts';
 
-const row = z.object({
-  model: z.string(),
-  name_pattern: z.string(),
-  provider: z.string().nullable(),
-  effective_from: z.string(),
-  prices: z.array(z.unknown()),
-  set_by: z.string(),
-  set_at: z.string(),
-});
+const row = customPriceRow.extend({ set_by: z.string(), set_at: z.string() });
 
 /** An admin's price version with who set it and when (from its event's metadata). */
 export type CustomPrice = ModelPrice & { readonly effectiveFrom: string; readonly setBy: string; readonly setAt: string };
@@ -26,11 +19,8 @@ export const listCustomPrices = async (db: CommonQueryMethods): Promise<CustomPr
         to_json(set_at)#>>'{}' AS set_at
       FROM model_prices ORDER BY model, effective_from`)
   ).map((r) => ({
-    model: r.model,
-    namePattern: r.name_pattern,
-    provider: r.provider,
+    ...customPrice(r),
     effectiveFrom: new Date(r.effective_from).toISOString(),
-    prices: r.prices as TokenPrice[],
     setBy: r.set_by,
     setAt: new Date(r.set_at).toISOString(),
   }));

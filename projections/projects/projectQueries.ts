@@ -52,6 +52,12 @@ export const listProjects = (
 export const findProjectById = (db: CommonQueryMethods, id: number): Promise<ProjectRow | null> =>
   db.maybeOne(sql.type(projectRow)`SELECT ${columns} FROM projects WHERE id = ${id}`);
 
+/** The projects of these row ids (GraphQL's batched loads), in no particular order. */
+export const projectsByIds = (db: CommonQueryMethods, projectRowids: readonly number[]): Promise<readonly ProjectRow[]> =>
+  projectRowids.length === 0
+    ? Promise.resolve([])
+    : db.any(sql.type(projectRow)`SELECT ${columns} FROM projects WHERE id = ANY(${sql.array([...projectRowids], 'int8')})`);
+
 export const findProjectByName = (db: CommonQueryMethods, name: string): Promise<ProjectRow | null> =>
   db.maybeOne(sql.type(projectRow)`SELECT ${columns} FROM projects WHERE name = ${name}`);
 

@@ -161,20 +161,3 @@ export const rootSpansOfTraces = (db: CommonQueryMethods, traceRowids: readonly 
     : db.any(sql.type(fullSpanRow)`
         SELECT ${fullSpanColumns} FROM traces t JOIN spans s ON s.span_id = t.root_span_id
         WHERE t.id = ANY(${ids(traceRowids)})`);
-
-const projectRow = z.object({
-  id: z.bigint().transform(Number),
-  project_id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  gradient_start_color: z.string(),
-  gradient_end_color: z.string(),
-  restricted: z.boolean(),
-});
-
-export const projectsByIds = (db: CommonQueryMethods, projectRowids: readonly number[]) =>
-  projectRowids.length === 0
-    ? Promise.resolve([])
-    : db.any(sql.type(projectRow)`
-        SELECT id, project_id::text, name, description, gradient_start_color, gradient_end_color, restricted
-        FROM projects WHERE id = ANY(${ids(projectRowids)})`);
