@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { byteaColumn } from '../audit/byteaColumn.ts';
+import { byteaColumn } from '../base/byteaColumn.ts';
 import type { ChainEvent } from '../audit/verifyChain.ts';
 import { readableHorizon } from './readableHorizon.ts';
 import type { Position } from './types.ts';

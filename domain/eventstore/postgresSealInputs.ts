@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { readableHorizon } from './readableHorizon.ts';
 import type { Position } from './types.ts';
 import type { SealInputSource } from '../audit/sealInputSource.ts';
-import { byteaColumn } from '../audit/byteaColumn.ts';
+import { byteaColumn } from '../base/byteaColumn.ts';
 import { canonicalMetadata } from '../audit/sealInput.ts';
 
 const row = z.object({

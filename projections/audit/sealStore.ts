@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { byteaColumn } from '../../domain/audit/byteaColumn.ts';
+import { byteaColumn } from '../../domain/base/byteaColumn.ts';
 import type { Checkpoint, SealHead, SealRecord } from '../../domain/audit/sealRecord.ts';
 import type { Position } from '../../domain/eventstore/types.ts';
 
