@@ -32,6 +32,7 @@ import { createProjectionRunner, ProjectionStoppedError, type ProjectionRunner }
 import { createReadModelLease, ownerLabel } from '../projections/readModelLease.ts';
 import { createReactorRunner, type ReactorRunner } from '../projections/reactors/reactorRunner.ts';
 import { createReactors } from './createReactors.ts';
+import { wakingStore } from './wakingStore.ts';
 import { createSpanSearchIndexer, type SpanSearchIndexer } from '../projections/tracing/spanSearchIndexer.ts';
 import { startAnalyzeLoop } from './analyzeLoop.ts';
 import { startWalCheckpoints } from './database/walCheckpoints.ts';
@@ -79,6 +80,14 @@ export type RunningServer = {
   stop(): Promise<void>;
 };
 
+/**
+ * Longest sleep of the read model runner and the reactor lanes while the log is quiet, on PGlite
+ * (one process: every append wakes them). Idle servers (a test file starts several) then look at
+ * their database about once a second per loop instead of four to ten times; a reactor's schedule
+ * (alerts every second) runs at most this much late.
+ */
+const IDLE_SLEEP_MAX_MS = 1000;
+
 /** The composition root: database, migrations, event store, projections, HTTP, OTLP HTTP and gRPC. */
 export const buildServer = async (config: Config, options: BuildOptions = {}): Promise<RunningServer> => {
   const logger = options.logger ?? createLogger(config.log.level);
@@ -99,7 +108,11 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       rootPath: config.http.rootPath,
       retryMs: options.eventLogRetryMs,
     });
-    const store = metrics.instrumentStore(log.store);
+    // Every append of this process wakes the runner and the reactor lanes (wired in below): on
+    // PGlite, where no other process appends, they may then sleep long while the log is quiet.
+    let wakeLoops = () => {};
+    const store = wakingStore(metrics.instrumentStore(log.store), () => wakeLoops());
+    const maxIdleMs = database.kind === 'pglite' ? IDLE_SLEEP_MAX_MS : undefined;
     const identity = createIdentity(config, { passwordCost: options.passwordCost });
     for (const warning of identity.warnings) logger.warn(warning);
     const liveModels: LiveModel[] = [identity.liveModel];
@@ -107,7 +120,16 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // (docs/ARCHITECTURE.md, "Running several processes"). PGlite is one process by nature.
     const label = ownerLabel(process.pid, hostname());
     const lease = database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined;
-    const runner = createProjectionRunner({ store, pool: database.pool, projections: allProjections(), liveModels, logger, lease, label });
+    const runner = createProjectionRunner({
+      store,
+      pool: database.pool,
+      projections: allProjections(),
+      liveModels,
+      logger,
+      lease,
+      label,
+      maxIdleMs,
+    });
     await runner.start();
     closers.unshift(() => runner.stop());
     let publicUrl = config.http.rootUrl ?? `http://localhost:${config.http.port}${config.http.rootPath}`;
@@ -140,8 +162,13 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       }),
       readModels: runner,
       lease: database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined,
+      maxIdleMs,
       logger,
     });
+    wakeLoops = () => {
+      runner.wake();
+      reactors.wake();
+    };
     await reactors.start();
     closers.unshift(() => reactors.stop());
     const lag = createLagMonitor({

@@ -29,6 +29,12 @@ export type ProjectionRunnerOptions = {
   readonly batchBytes?: number;
   /** How long to sleep when the log has nothing new (a waitFor wakes the loop early). */
   readonly idleMs?: number;
+  /**
+   * Longest sleep while the log stays quiet (doubling from `idleMs`); `idleMs` when absent. Only
+   * where every append is this process's and wakes the runner (PGlite): another process's events
+   * would be seen that much later.
+   */
+  readonly maxIdleMs?: number;
   /** First and longest pause between attempts on a stopped read model (doubling in between). */
   readonly retryMs?: { readonly first: number; readonly max: number };
   readonly logger?: RunnerLogger;
@@ -77,6 +83,8 @@ export type ProjectionRunner = {
   catchUp(): Promise<void>;
   /** Last loop error, if the loop as a whole is failing (database unreachable; for readiness). */
   lastError(): Error | null;
+  /** Steps now rather than after the current sleep (this process appended). */
+  wake(): void;
 };
 
 /**
@@ -142,6 +150,9 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
   const loop = createProcessorLoop({
     step: () => step(core, follow),
     idleMs: options.idleMs ?? 100,
+    maxIdleMs: options.maxIdleMs,
+    // A read-your-writes wait keeps the loop looking every `idleMs`.
+    hurry: () => rsw.pending(),
     maxBackoffMs: 5000,
     // Logged when it starts or changes, not on every retry of the same outage.
     onError: (error) => {
@@ -187,6 +198,7 @@ export const createProjectionRunner = (options: ProjectionRunnerOptions): Projec
     },
     catchUp: () => catchUp(core, loop, runner, follow),
     waitFor: (target, timeoutMs = 5000) => rsw.waitFor(target, timeoutMs, () => loop.wake()),
+    wake: () => loop.wake(),
   };
   return runner;
 };

@@ -1,8 +1,11 @@
 /**
  * The loop under every read model runner and reactor lane: run a step; when it saw something, run
- * the next at once; otherwise sleep `idleMs` (a wake cuts the sleep short). A step that throws is
- * tried again after a pause doubling from `idleMs` up to `maxBackoffMs` (the database is down: no
- * point hammering it), and the pause is back to `idleMs` after the first step that succeeds.
+ * the next at once; otherwise sleep `idleMs`, doubling while steps keep seeing nothing up to
+ * `maxIdleMs` (an idle server stops asking its database ten times a second; a wake, which the
+ * composition root gives every append of this process, cuts the sleep short and starts again at
+ * `idleMs`). A step that throws is tried again after a pause doubling from `idleMs` up to
+ * `maxBackoffMs` (the database is down: no point hammering it), and the pause is back to `idleMs`
+ * after the first step that succeeds.
  */
 export type ProcessorLoop = {
   /** Starts the loop; a second start while it runs does nothing. */
@@ -18,6 +21,10 @@ export type ProcessorLoopOptions = {
   /** One unit of work; returns how much it saw (0: nothing to do, sleep). */
   readonly step: () => Promise<number>;
   readonly idleMs: number;
+  /** Longest sleep after steps that saw nothing; `idleMs` when absent (no growth). */
+  readonly maxIdleMs?: number;
+  /** While true, an idle sleep stays at `idleMs` (someone waits for what the next step may see). */
+  readonly hurry?: () => boolean;
   /** Longest pause after failing steps; `idleMs` when absent (no growth). */
   readonly maxBackoffMs?: number;
   readonly onError?: (error: unknown) => void;
@@ -28,7 +35,10 @@ export type ProcessorLoopOptions = {
 export const createProcessorLoop = (options: ProcessorLoopOptions): ProcessorLoop => {
   const { step, idleMs } = options;
   const maxBackoffMs = options.maxBackoffMs ?? idleMs;
+  const maxIdleMs = options.maxIdleMs ?? idleMs;
   let running = false;
+  /** The next sleep after a step that saw nothing. */
+  let idle = idleMs;
   let done: Promise<void> = Promise.resolve();
   let wake: (() => void) | null = null;
 
@@ -51,8 +61,12 @@ export const createProcessorLoop = (options: ProcessorLoopOptions): ProcessorLoo
         const seen = await step();
         options.onSuccess?.(failing);
         failing = false;
-        pause = idleMs;
-        if (seen > 0) continue;
+        if (seen > 0) {
+          idle = idleMs;
+          continue;
+        }
+        pause = options.hurry?.() ? idleMs : idle;
+        idle = Math.min(idle * 2, maxIdleMs);
       } catch (error) {
         options.onError?.(error);
         pause = failing ? Math.min(pause * 2, maxBackoffMs) : Math.min(idleMs * 2, maxBackoffMs);
@@ -74,7 +88,10 @@ export const createProcessorLoop = (options: ProcessorLoopOptions): ProcessorLoo
       wake?.();
       await done;
     },
-    wake: () => wake?.(),
+    wake: () => {
+      idle = idleMs;
+      wake?.();
+    },
     running: () => running,
   };
 };

@@ -32,6 +32,7 @@ export type ReactorLaneOptions = {
   readonly owns: () => boolean;
   readonly readModels?: { waitFor(target: Position, timeoutMs?: number): Promise<void> };
   readonly idleMs: number;
+  readonly maxIdleMs?: number;
   readonly batchSize: number;
   readonly now: () => Date;
   readonly logger?: ReactorLogger;
@@ -116,7 +117,7 @@ export const createReactorLane = (options: ReactorLaneOptions): ReactorLane => {
       return 0;
     }
   };
-  const loop = createProcessorLoop({ step, idleMs: options.idleMs });
+  const loop = createProcessorLoop({ step, idleMs: options.idleMs, maxIdleMs: options.maxIdleMs });
 
   return {
     name: r.name,

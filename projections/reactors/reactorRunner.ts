@@ -17,6 +17,8 @@ export type ReactorRunnerOptions = {
   readonly lease?: ReadModelLease;
   readonly claimMs?: number;
   readonly idleMs?: number;
+  /** Longest sleep of an idle lane (doubling from `idleMs`); as ProjectionRunnerOptions.maxIdleMs. */
+  readonly maxIdleMs?: number;
   readonly batchSize?: number;
   readonly now?: () => Date;
   readonly logger?: ReactorLogger;
@@ -30,6 +32,8 @@ export type ReactorRunner = {
   /** Runs the named reactor's schedule now (an operator's "apply the policies now"; tests). */
   runSchedule(name: string): Promise<void>;
   reactors(): ReactorState[];
+  /** Every lane steps now rather than after its sleep (this process appended). */
+  wake(): void;
 };
 
 /**
@@ -69,6 +73,7 @@ export const createReactorRunner = (options: ReactorRunnerOptions): ReactorRunne
       owns: () => !lease || lease.held().has(reactorLockName(reactor.name)),
       readModels: options.readModels,
       idleMs: options.idleMs ?? 250,
+      maxIdleMs: options.maxIdleMs,
       batchSize: options.batchSize ?? 100,
       now: options.now ?? (() => new Date()),
       logger: options.logger,
@@ -109,5 +114,6 @@ export const createReactorRunner = (options: ReactorRunnerOptions): ReactorRunne
       await lane.scheduleOnce(true);
     },
     reactors: () => lanes.map((lane) => lane.state()),
+    wake: wakeAll,
   };
 };
