@@ -23,12 +23,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'slonik';
-import type { AlertCondition, AlertMetric, AlertRule } from '../../domain/alerts/alertRule.ts';
 import { createPostgresEventStore } from '../../domain/eventstore/postgresEventStore.ts';
 import { alertEvaluationReactor } from '../../projections/alerts/alertEvaluationReactor.ts';
 import { migrate } from '../../projections/migrate.ts';
 import { allMigrations } from '../database/allMigrations.ts';
 import { openDatabase } from '../database/openDatabase.ts';
+import { benchAlertRule } from './alertRuleMix.ts';
 import { percentile } from './percentile.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
 import { seedTraceRows } from './seedTraceRows.ts';
@@ -47,30 +47,6 @@ const { values: args } = parseArgs({
 });
 
 const log = (message: string) => process.stderr.write(`[bench:alerts] ${message}\n`);
-const METRICS: AlertMetric[] = ['error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'trace_count', 'cost', 'tokens'];
-const WINDOWS = [60, 300, 900, 3600, 6 * 3600, 86_400];
-
-/** Rule i of the mix: metric, window and condition cycle through their lists, one in four a regression. */
-const ruleOf = (i: number, distinct: boolean): AlertRule => {
-  const windowSeconds = WINDOWS[i % WINDOWS.length]! + (distinct ? i : 0);
-  const condition: AlertCondition =
-    i % 4 === 3
-      ? { kind: 'regression', baselineWindowSeconds: windowSeconds, changePercent: 50, direction: 'up' }
-      : { kind: 'threshold', op: '>', threshold: i % 2 === 0 ? 0.01 : 1e12 };
-  return {
-    name: `rule ${i}`,
-    metric: METRICS[i % METRICS.length]!,
-    annotationName: null,
-    annotationLabel: null,
-    filter: '',
-    windowSeconds,
-    evaluationIntervalSeconds: 60,
-    condition,
-    noData: 'OK',
-    destinations: [],
-  };
-};
-
 const main = async () => {
   const rules = Number(args.rules);
   const spans = Number(args.spans);
@@ -86,7 +62,7 @@ const main = async () => {
     await db.pool.query(sql.unsafe`
       INSERT INTO alert_rules (alert_id, project_id, name, rule, state, state_since, created_at, updated_at, ordinal)
       SELECT r.id, (SELECT project_id FROM projects WHERE id = 1), r.rule->>'name', r.rule, 'NO_DATA', now(), now(), now(), r.n
-      FROM jsonb_to_recordset(${sql.jsonb(Array.from({ length: rules }, (_, i) => ({ id: randomUUID(), n: i, rule: ruleOf(i, args['distinct-windows']!) })))})
+      FROM jsonb_to_recordset(${sql.jsonb(Array.from({ length: rules }, (_, i) => ({ id: randomUUID(), n: i, rule: benchAlertRule(i, args['distinct-windows']!) })))})
         AS r(id text, n int, rule jsonb)`);
     await db.pool.query(sql.unsafe`VACUUM ANALYZE`);
     const reactor = alertEvaluationReactor({ store: createPostgresEventStore(db.pool), pool: db.pool, tickMs: 1000 });

@@ -30,6 +30,10 @@
  *   --text-bytes N                   size of each input.value / output.value (default 2048)
  *   --no-replay                      skip the projection replay (below)
  *   --node-flag FLAG                 extra node/V8 flag for the server (repeatable), e.g. --cpu-prof
+ *   --alert-rules N                  N alert rules on the project, evaluated while the spans arrive (default 0;
+ *                                    issue 37: ingest speed is unchanged with 1,000 running): every trace metric,
+ *                                    no two on one window, one in four a regression (alertRuleMix.ts)
+ *   --alert-interval S               their evaluation interval in seconds (default 10)
  *   (BENCH_SERVER_LOG=FILE in the environment appends everything the server writes to FILE)
  */
 import { PGlite } from '@electric-sql/pglite';
@@ -55,6 +59,7 @@ import {
   startBackendCpuSampler,
   waitForQuietMachine,
 } from './cpuUsage.ts';
+import { createAlertRules } from './alertRuleMix.ts';
 import { encodeExportRequest } from './otlpEncoder.ts';
 import { waitUntilListed, waitUntilSearchable } from './restClient.ts';
 import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion } from './scratchDatabase.ts';
@@ -75,6 +80,8 @@ const { values: args } = parseArgs({
     'text-bytes': { type: 'string', default: '2048' },
     'no-replay': { type: 'boolean', default: false },
     'node-flag': { type: 'string', multiple: true, default: [] },
+    'alert-rules': { type: 'string', default: '0' },
+    'alert-interval': { type: 'string', default: '10' },
   },
 });
 
@@ -270,6 +277,11 @@ const runIngest = async (backend: Backend, spanCount: number): Promise<IngestRes
     });
     if (warm.acked.length !== warmup.length) throw new Error(`warm-up failed: ${JSON.stringify([...warm.failures])}`);
     await waitVisible(server, warmup, 120_000);
+    const alertRules = Number(args['alert-rules']);
+    if (alertRules > 0) {
+      await createAlertRules(server.url, PROJECT, alertRules, Number(args['alert-interval']));
+      log(`${backend}: ${alertRules} alert rules evaluated every ${args['alert-interval']} s from now on`);
+    }
 
     const quiet = await waitForQuietMachine(120_000, 0.25, cores);
     if (quiet >= 0.25) log(`warning: the machine is ${(quiet * 100).toFixed(0)} % busy with other work; numbers will be low`);
@@ -456,7 +468,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const report = (r: IngestResult): string => {
   const lines = [
-    `== ${r.backend}: ${fmt(r.spans)} spans, ${r.batches} OTLP/protobuf requests of ${r.batchSize} (${(r.requestBytes / r.spans).toFixed(0)} B/span), ${r.concurrency} senders`,
+    `== ${r.backend}: ${fmt(r.spans)} spans, ${r.batches} OTLP/protobuf requests of ${r.batchSize} (${(r.requestBytes / r.spans).toFixed(0)} B/span), ${r.concurrency} senders${Number(args['alert-rules']) > 0 ? `, ${args['alert-rules']} alert rules evaluated every ${args['alert-interval']} s` : ''}`,
     `  acknowledged: ${fmt(r.ackedPerSecond)} spans/s (${r.ackSeconds.toFixed(1)} s; request time p50 ${fmt(r.ackLatencyMs.p50)} ms, p95 ${fmt(r.ackLatencyMs.p95)} ms; ${r.busyAnswers} × 503)`,
     `  visible via REST: ${fmt(r.visiblePerSecond)} spans/s (${r.visibleSeconds.toFixed(1)} s; visible / acknowledged ${(r.visiblePerSecond / r.ackedPerSecond).toFixed(2)}); spans table rows: ${fmt(r.rowsInReadModel)}`,
     `  CPU until visible: machine ${r.machineCpuSeconds.toFixed(1)} of ${(cores * r.visibleSeconds).toFixed(1)} CPU-s (${cores} cores × ${r.visibleSeconds.toFixed(1)} s): server process ${r.serverCpuSeconds.toFixed(1)}, ${r.postgresCpuSeconds === null ? '' : `Postgres backends ${r.postgresCpuSeconds.toFixed(1)}, `}bench client ${r.benchCpuSeconds.toFixed(1)}, everything else ${(r.machineCpuSeconds - r.serverCpuSeconds - r.benchCpuSeconds - (r.postgresCpuSeconds ?? 0)).toFixed(1)}`,

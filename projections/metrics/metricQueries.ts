@@ -102,7 +102,7 @@ const binBounds = (bin: number): [number, number] => (bin === 0 ? [0, 1] : [LATE
  * quantile between two ranks is interpolated linearly, so the result is within a bin of the exact one.
  */
 export const histogramQuantiles = (
-  bins: readonly { bin: number; count: number }[],
+  bins: readonly { bin: number; count: number; low?: number; high?: number }[],
   probabilities: readonly number[],
 ): (number | null)[] => {
   const n = bins.reduce((sum, b) => sum + b.count, 0);
@@ -111,7 +111,8 @@ export const histogramQuantiles = (
     let before = 0;
     for (const b of bins) {
       if (i < before + b.count) {
-        const [lo, hi] = binBounds(b.bin);
+        // The bin's least and greatest value when known (alert windows read from trace rows), else its bounds.
+        const [lo, hi] = b.low !== undefined && b.high !== undefined ? [b.low, b.high] : binBounds(b.bin);
         const f = (i - before + 0.5) / b.count;
         return lo === 0 ? hi * f : lo * (hi / lo) ** f;
       }

@@ -164,4 +164,39 @@ test('given a window of whole hours and a partial one, then counts and latency c
     });
 });
 
+test('given rules on windows of their own, then one read cut at every window’s ends counts each window’s traces and no other', async () => {
+  const count = (windowSeconds: number, over: Partial<AlertRule> = {}) =>
+    rule({ metric: 'trace_count', windowSeconds, condition: { kind: 'threshold', op: '>', threshold: 100 }, ...over });
+  await spec
+    .given(
+      inStream(projectStream('shop'), project),
+      inStream(
+        'tracing-1',
+        traces([
+          { startMsAgo: 10_000, ms: 50, error: true },
+          { startMsAgo: 20_000, ms: 50 },
+          { startMsAgo: 30_000, ms: 50 },
+          { startMsAgo: 50_000, ms: 50 },
+          { startMsAgo: 70_000, ms: 50 },
+          { startMsAgo: 90_000, ms: 50 },
+        ]),
+      ),
+      inStream(alertStream('w15'), created('w15', count(15))),
+      inStream(alertStream('w25'), created('w25', count(25, { metric: 'error_rate' }))),
+      inStream(
+        alertStream('w40'),
+        created('w40', count(40, { condition: { kind: 'regression', baselineWindowSeconds: 40, changePercent: 10, direction: 'up' } })),
+      ),
+    )
+    .onSchedule(now)
+    .thenMatches(([{ evaluations }]) => {
+      const by = new Map(evaluations.map((e) => [e.alertId, e]));
+      assert.is(by.get('w15')!.value, 1);
+      assert.is(by.get('w25')!.value, 0.5);
+      assert.is(by.get('w40')!.value, 3);
+      // [now-80 s, now-40 s): the traces 50 s and 70 s ago.
+      assert.is(by.get('w40')!.baseline, 2);
+    });
+});
+
 test.run();
