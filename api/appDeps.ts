@@ -20,6 +20,8 @@ export type AppSettings = {
   /** The Phoenix API level we implement; official clients gate features on it. */
   readonly serverVersion: string;
   readonly maxRequestBytes: number;
+  /** Check REST answers against their declared response schemas (tests, development): `SERVICE_CHECK_RESPONSES`. */
+  readonly checkResponses?: boolean;
   readonly defaultProjectName: string;
   readonly auth: AuthSettings;
 };

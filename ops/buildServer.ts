@@ -253,6 +253,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
         rootPath: config.http.rootPath,
         serverVersion: PHOENIX_API_LEVEL,
         maxRequestBytes: config.http.maxRequestBytes,
+        checkResponses: config.http.checkResponses,
         defaultProjectName: config.projects.defaultName,
         auth: identity.settings,
       },

@@ -51,6 +51,12 @@ export interface HttpConfig {
   readonly otlpMinBodyBytesPerSecond: number;
   /** Past this projection lag (age of the oldest span not yet visible), exports are refused with 503/RESOURCE_EXHAUSTED; 0 = never. */
   readonly otlpMaxProjectionLagSeconds: number;
+  /**
+   * `SERVICE_CHECK_RESPONSES`: check every REST answer against its route's declared response
+   * schema (a 500 naming the mismatch). On in the tests and for development; off in production,
+   * where it would only cost time.
+   */
+  readonly checkResponses: boolean;
 }
 
 export interface DatabaseConfig {
@@ -545,6 +551,7 @@ export const loadConfig = (env: Env = process.env): Config => {
       Number.MAX_SAFE_INTEGER,
     ),
     otlpMaxProjectionLagSeconds: r.integer('SERVICE_OTLP_MAX_PROJECTION_LAG_SECONDS', DEFAULTS.otlpMaxProjectionLagSeconds, 0, 86_400),
+    checkResponses: r.boolean('SERVICE_CHECK_RESPONSES', false),
   };
   const ports: Array<[string, number]> = [
     ['SERVICE_PORT', http.port],

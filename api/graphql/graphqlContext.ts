@@ -3,6 +3,7 @@ import type { Principal } from '../../domain/access/principal.ts';
 import type { CommandContext } from '../../domain/handleCommand.ts';
 import type { AppDeps } from '../appDeps.ts';
 import type { ProjectAccess } from '../http/projectAccess.ts';
+import type { Settle } from '../http/readYourWrites.ts';
 import type { Loaders } from './loaders.ts';
 
 /**
@@ -16,6 +17,8 @@ export type GraphqlContext = {
   readonly koa: Koa.Context;
   readonly loaders: Loaders;
   readonly command: CommandContext;
+  /** Read-your-writes: a mutation waits until the read models show its command (api/http/readYourWrites.ts). */
+  readonly settle: Settle;
   /** What the projects are to the principal (api/http/projectAccess.ts), read once per request. */
   readonly access: ProjectAccess;
 };

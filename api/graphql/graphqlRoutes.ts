@@ -4,6 +4,7 @@ import type Koa from 'koa';
 import type { Principal } from '../../domain/access/principal.ts';
 import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
+import { readYourWrites } from '../http/readYourWrites.ts';
 import { shapeError } from '../http/errorMiddleware.ts';
 import { unauthenticated } from '../identity/unauthenticated.ts';
 import { HttpError } from '../http/httpError.ts';
@@ -29,6 +30,7 @@ const wantsPage = (ctx: Koa.Context): boolean =>
  * credential while auth is on is answered 401 as REST answers it, before any GraphQL runs.
  */
 export const graphqlRoutes = (deps: AppDeps): RouteDef[] => {
+  const settle = readYourWrites(deps.runner);
   const handle = createHandler<unknown, RequestContext, GraphqlContext>({
     schema: graphqlSchema(),
     context: async (req) => {
@@ -41,6 +43,7 @@ export const graphqlRoutes = (deps: AppDeps): RouteDef[] => {
         koa: req.context.koa,
         loaders: createLoaders(pool, access.hidden),
         command: commandContextOf(req.context.koa),
+        settle,
         access,
       };
     },

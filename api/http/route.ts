@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type { Responses } from './answer.ts';
 import type { Permission } from '../../domain/access/permissions.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -15,5 +16,7 @@ export type RouteDef = {
   readonly permission: Permission | 'public';
   /** `json` (default for POST/PUT/PATCH) parses a JSON body; `raw` leaves the stream unread. */
   readonly body?: 'json' | 'raw' | 'none';
+  /** What a REST route answers per status (restRoute.ts); the kit checks it in tests. */
+  readonly responses?: Responses;
   readonly handler: (ctx: Koa.Context) => Promise<void> | void;
 };

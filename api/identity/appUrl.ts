@@ -10,9 +10,16 @@ import type { AppDeps } from '../appDeps.ts';
  * (the socket's, not a header), which works on the machine itself and is warned about at start.
  * Not ctx.origin: in Koa 3 that is the request's Origin header.
  */
-export const appUrl = (ctx: Koa.Context, deps: AppDeps): string => {
+export const appUrl = (ctx: Koa.Context, deps: AppDeps): string =>
+  appUrlOf({ protocol: ctx.protocol, host: ctx.host, localPort: ctx.req.socket.localPort }, deps);
+
+/** The same from where the request came in (a REST handler's `origin`: Koa's protocol and host, the socket's port). */
+export const appUrlOf = (
+  origin: { readonly protocol: string; readonly host: string; readonly localPort: number | undefined },
+  deps: AppDeps,
+): string => {
   const { rootUrl, trustProxy } = deps.settings.auth;
   if (rootUrl !== null) return rootUrl;
-  if (trustProxy) return `${ctx.protocol}://${ctx.host}${deps.settings.rootPath}`;
-  return `http://localhost:${ctx.req.socket.localPort}${deps.settings.rootPath}`;
+  if (trustProxy) return `${origin.protocol}://${origin.host}${deps.settings.rootPath}`;
+  return `http://localhost:${origin.localPort}${deps.settings.rootPath}`;
 };

@@ -30,8 +30,12 @@ export const setSessionCookies = (
 };
 
 export const clearSessionCookies = (ctx: Koa.Context, options: CookieOptions): void => {
-  for (const name of [ACCESS_COOKIE, REFRESH_COOKIE]) ctx.append('Set-Cookie', serialize(name, '', 0, options, 'Lax'));
+  for (const cookie of clearedSessionCookies(options)) ctx.append('Set-Cookie', cookie);
 };
+
+/** The `Set-Cookie` values that end this browser's session, for an answer's headers. */
+export const clearedSessionCookies = (options: CookieOptions): string[] =>
+  [ACCESS_COOKIE, REFRESH_COOKIE].map((name) => serialize(name, '', 0, options, 'Lax'));
 
 /** A cookie's value from the request, or null. */
 export const readCookie = (ctx: Koa.Context, name: string): string | null => {

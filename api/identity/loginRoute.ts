@@ -6,7 +6,8 @@ import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import { parseBody } from '../http/parseBody.ts';
 import type { RouteDef } from '../http/route.ts';
-import { SIGN_IN_SETTLE_MS, settle } from '../http/settle.ts';
+import { readYourWrites } from '../http/readYourWrites.ts';
+import { SIGN_IN_SETTLE_MS } from './signInSettleMs.ts';
 
 import { newSessionTokens } from './newSessionTokens.ts';
 import { sendSessionCookies } from './sendSessionCookies.ts';
@@ -47,7 +48,7 @@ export const loginRoute = (deps: AppDeps): RouteDef => ({
     if (!result.ok) throw new HttpError(401, 'invalid_credentials', 'Invalid email and/or password');
     // Nothing works until the session is known, so a lagging projection (a loaded machine) is
     // worth a longer wait here than elsewhere rather than a 503 the person must retry by hand.
-    await settle(deps.runner, result.position, SIGN_IN_SETTLE_MS);
+    await readYourWrites(deps.runner)(result.position, { timeoutMs: SIGN_IN_SETTLE_MS });
     await sendSessionCookies(ctx, deps, session);
     ctx.status = 204;
   },

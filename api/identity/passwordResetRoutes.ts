@@ -10,7 +10,7 @@ import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import { parseBody } from '../http/parseBody.ts';
 import type { RouteDef } from '../http/route.ts';
-import { settle } from '../http/settle.ts';
+import { readYourWrites } from '../http/readYourWrites.ts';
 import { appUrl } from './appUrl.ts';
 import { catchUpWith } from './catchUpWith.ts';
 import { newTokenId } from './newSessionTokens.ts';
@@ -54,7 +54,7 @@ const requestReset = (deps: AppDeps): RouteDef => ({
       },
       commandContextOf(ctx),
     );
-    await settle(deps.runner, result.position);
+    await readYourWrites(deps.runner)(result.position);
     const link = `${appUrl(ctx, deps)}/reset-password-with-token?token=${encodeURIComponent(await tokens.sign('PasswordResetToken', tokenId))}`;
     try {
       await mailer.send(passwordResetMail(address, link, minutes));

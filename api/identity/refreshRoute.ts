@@ -4,7 +4,8 @@ import type { AppDeps } from '../appDeps.ts';
 import { commandContextOf } from '../http/commandContextOf.ts';
 import { HttpError } from '../http/httpError.ts';
 import type { RouteDef } from '../http/route.ts';
-import { SIGN_IN_SETTLE_MS, settle } from '../http/settle.ts';
+import { readYourWrites } from '../http/readYourWrites.ts';
+import { SIGN_IN_SETTLE_MS } from './signInSettleMs.ts';
 import { readCookie, REFRESH_COOKIE } from './authCookies.ts';
 import { newSessionTokens } from './newSessionTokens.ts';
 import { sendSessionCookies } from './sendSessionCookies.ts';
@@ -34,7 +35,7 @@ export const refreshRoute = (deps: AppDeps): RouteDef => ({
       { type: 'RefreshSession', userId, refreshTokenId: claims.id, next, now: now.toISOString() },
       commandContextOf(ctx),
     );
-    await settle(deps.runner, result.position, SIGN_IN_SETTLE_MS);
+    await readYourWrites(deps.runner)(result.position, { timeoutMs: SIGN_IN_SETTLE_MS });
     await sendSessionCookies(ctx, deps, next);
     ctx.status = 204;
   },

@@ -44,6 +44,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     SERVICE_OTLP_HTTP_PORT: '0',
     SERVICE_WORKING_DIR: workingDir,
     SERVICE_LOG_LEVEL: 'info',
+    // Every HTTP spec checks the answers against the routes' declared response schemas.
+    SERVICE_CHECK_RESPONSES: 'true',
     ...options.env,
   });
   const logLines: string[] = [];

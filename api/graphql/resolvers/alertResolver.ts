@@ -6,7 +6,6 @@ import { sealDestinations, slackHost } from '../../../domain/alerts/sealDestinat
 import { findAlertRule, listAlertRules, type AlertRow } from '../../../projections/alerts/alertQueries.ts';
 import { findProjectById } from '../../../projections/projects/projectQueries.ts';
 import { rowidOf } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import { conditionJson } from '../../rest/alerts/alertJson.ts';
 import { DeletionPayload } from '../deletionPayload.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
@@ -80,7 +79,7 @@ export class AlertRuleMutations {
       { type: 'CreateAlertRule', alertId, projectId: project.project_id, rule: sealed },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     const row = await findAlertRule(ctx.deps.pool, alertId);
     if (row === null) throw gqlError('alert_not_found', 'The alert rule is not visible yet; retry', 503);
     return alertRuleOf(row);
@@ -92,7 +91,7 @@ export class AlertRuleMutations {
     const row = await findAlertRule(ctx.deps.pool, id);
     if (row === null) throw gqlError('alert_not_found', `Alert rule not found: ${JSON.stringify(id)}`, 404);
     const result = await changeAlert(ctx.deps.store, { type: 'DeleteAlertRule', alertId: id }, ctx.command);
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return { deletedIds: [id] };
   }
 }

@@ -3,7 +3,6 @@ import { changeAnnotationConfigs } from '../../../domain/annotations/changeAnnot
 import type { AnnotationConfigCommand } from '../../../domain/annotations/commands.ts';
 import type { AnnotationConfigEvent } from '../../../domain/annotations/events.ts';
 import { findAnnotationConfig, listAnnotationConfigs } from '../../../projections/annotations/annotationConfigQueries.ts';
-import { settle } from '../../http/settle.ts';
 import { annotationConfigBody, configFromJson, configRowidOf } from '../../rest/annotations/annotationConfigJson.ts';
 import { rowidOf } from '../../http/globalId.ts';
 import { findProjectById, findProjectByName } from '../../../projections/projects/projectQueries.ts';
@@ -41,7 +40,7 @@ const configIdOf = async (ctx: GraphqlContext, id: string, argument: string): Pr
 
 const run = async (ctx: GraphqlContext, command: AnnotationConfigCommand) => {
   const result = await changeAnnotationConfigs(ctx.deps.store, command, ctx.command);
-  await settle(ctx.deps.runner, result.position);
+  await ctx.settle(result.position);
   return result.events as readonly AnnotationConfigEvent[];
 };
 

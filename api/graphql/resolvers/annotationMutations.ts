@@ -14,7 +14,6 @@ import {
   targetProjectRowids,
 } from '../../../projections/annotations/annotationQueries.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import { ANNOTATION_TYPE } from '../../rest/annotations/annotationJson.ts';
 import { noteFromJson } from '../../rest/annotations/annotationJson.ts';
 import { annotationOf } from '../annotationMappers.ts';
@@ -69,7 +68,7 @@ const record = async (
       .slice(0, 5);
     throw gqlError('invalid_annotation', detail.join('; '), 422);
   }
-  await settle(ctx.deps.runner, position);
+  await ctx.settle(position);
   const ids = await annotationIdsByKey(ctx.deps.pool, annotations.map(annotationKey));
   const rows = await annotationsByIds(ctx.deps.pool, [...ids.values()]);
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -200,7 +199,7 @@ export class AnnotationMutations {
       })),
       ctx.command,
     );
-    await settle(ctx.deps.runner, position);
+    await ctx.settle(position);
     return { deletedIds: rows.map((r) => annotationOf(r).id) };
   }
 }

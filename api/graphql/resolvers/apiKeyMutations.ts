@@ -5,7 +5,6 @@ import { checkApiKeyDescription, checkApiKeyExpiry, cleanApiKeyName } from '../.
 import { issueApiKey } from '../../../domain/apiKeys/issueApiKey.ts';
 import { revokeApiKey } from '../../../domain/apiKeys/revokeApiKey.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import { settleAuthChange } from '../../http/settleAuthChange.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
@@ -32,7 +31,7 @@ const issue = async (ctx: GraphqlContext, kind: ApiKeyKind, input: CreateApiKeyI
     { kind, ownerUserId: kind === 'user' ? principal.userId : null, createdBy: principal.userId, name, description, expiresAt, now },
     ctx.command,
   );
-  await settle(ctx.deps.runner, result.position);
+  await ctx.settle(result.position);
   return {
     key: value,
     apiKey: apiKeyOf({ keyId, kind, ownerUserId: kind === 'user' ? principal.userId : null, name, description, createdAt: now, expiresAt }),

@@ -3,7 +3,6 @@ import { builtInPrices } from '../../../domain/prices/builtInPrices.ts';
 import { deleteModelPrice, setModelPrice } from '../../../domain/prices/priceCommands.ts';
 import { type ModelPrice as DomainPrice, TOKEN_TYPES, type TokenType } from '../../../domain/prices/tokenPrice.ts';
 import { type CustomPrice, listCustomPrices, unpricedModels } from '../../../projections/prices/priceQueries.ts';
-import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
@@ -58,7 +57,7 @@ export class PriceResolver {
       },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     const event = result.events[0]!;
     const stored = (await listCustomPrices(ctx.deps.pool)).find(
       (p) => p.model === event.data.model && Date.parse(p.effectiveFrom) === Date.parse(event.data.effectiveFrom),
@@ -75,7 +74,7 @@ export class PriceResolver {
     @Arg('effectiveFrom', () => String) effectiveFrom: string,
   ): Promise<boolean> {
     const result = await deleteModelPrice(ctx.deps.store, { model, effectiveFrom }, ctx.command);
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return true;
   }
 }

@@ -10,7 +10,6 @@ import {
 import { findUser } from '../../../projections/identity/userQueries.ts';
 import { findProjectById, findProjectByProjectId, type ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { fromGlobalId, rowidOf } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
@@ -54,7 +53,7 @@ export class ProjectMutations {
       },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return after(ctx, result.events.find((e) => isEventOf(e, ['ProjectCreated']))!.data.projectId);
   }
 
@@ -77,7 +76,7 @@ export class ProjectMutations {
       },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return after(ctx, project.project_id);
   }
 
@@ -97,7 +96,7 @@ export class ProjectMutations {
       { projectId: project.project_id, userId, role: input.role },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return after(ctx, project.project_id);
   }
 
@@ -111,7 +110,7 @@ export class ProjectMutations {
     const project = await projectById(ctx, projectId, 'projectId');
     const userId = fromGlobalId('User', userIdArg) ?? userIdArg;
     const result = await revokeProjectGrant(ctx.deps.store, project.name, { projectId: project.project_id, userId }, ctx.command);
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return after(ctx, project.project_id);
   }
 
@@ -125,7 +124,7 @@ export class ProjectMutations {
       { projectId: project.project_id, defaultProjectName: ctx.deps.settings.defaultProjectName },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return { deletedIds: [id] };
   }
 }

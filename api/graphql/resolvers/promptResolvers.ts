@@ -16,7 +16,6 @@ import {
   promptVersionPosition,
 } from '../../../projections/prompts/promptQueries.ts';
 import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { promptLabelOf, promptOf, promptTagOf, promptVersionOf } from '../promptMappers.ts';
@@ -220,7 +219,7 @@ export class PromptLabelResolver {
       },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     const id = result.events.find((e) => isEventOf(e, ['PromptLabelCreated']))!.data.labelId;
     return { promptLabels: [await labelById(ctx, toGlobalId('PromptLabel', String(id)), 'input')].map(promptLabelOf) };
   }
@@ -250,7 +249,7 @@ export class PromptLabelResolver {
       },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return { promptLabels: [promptLabelOf(await labelById(ctx, input.promptLabelId, 'input.promptLabelId'))] };
   }
 
@@ -265,7 +264,7 @@ export class PromptLabelResolver {
     for (const [i, id] of input.promptLabelIds.entries()) labels.push(await labelById(ctx, id, `input.promptLabelIds.${i}`));
     for (const label of labels) {
       const result = await changePromptLabels(ctx.deps.store, { type: 'DeletePromptLabel', labelId: label.id }, ctx.command);
-      await settle(ctx.deps.runner, result.position);
+      await ctx.settle(result.position);
     }
     return { deletedPromptLabelIds: labels.map((l) => toGlobalId('PromptLabel', String(l.id))) };
   }
@@ -302,7 +301,7 @@ const relabel = async (
   const next = change(current, given).sort((a, b) => a - b);
   if (JSON.stringify(next) !== JSON.stringify([...current].sort((a, b) => a - b))) {
     const result = await setPromptLabels(ctx.deps.store, { name: prompt.name, promptId: prompt.prompt_id }, next, ctx.command);
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
   }
   return { prompt: promptOf((await findPrompt(ctx.deps.pool, { id: prompt.id })) ?? prompt) };
 };

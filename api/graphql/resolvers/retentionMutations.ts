@@ -5,7 +5,6 @@ import type { TraceRetentionPolicyCommand } from '../../../domain/retention/comm
 import { findProjectById } from '../../../projections/projects/projectQueries.ts';
 import { findTraceRetentionPolicy } from '../../../projections/retention/traceRetentionPolicyQueries.ts';
 import { rowidOf } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import { policyRowidOf } from '../../rest/retention/traceRetentionPolicyJson.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { asGraphqlError, gqlError } from '../graphqlError.ts';
@@ -25,7 +24,7 @@ import { Project } from '../types/tracingTypes.ts';
 const run = async (ctx: GraphqlContext, command: TraceRetentionPolicyCommand) => {
   try {
     const result = await changeTraceRetentionPolicies(ctx.deps.store, command, ctx.command);
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return result.events;
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'invalid') {

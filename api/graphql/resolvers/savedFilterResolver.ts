@@ -4,7 +4,6 @@ import { deleteSavedFilter, saveFilter } from '../../../domain/savedFilters/save
 import { findProjectById } from '../../../projections/projects/projectQueries.ts';
 import { findSavedFilter, listSavedFilters, type SavedFilterRow } from '../../../projections/savedFilters/savedFilterQueries.ts';
 import { rowidOf } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
@@ -56,7 +55,7 @@ export class SavedFilterMutations {
       },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     const saved = (await listSavedFilters(ctx.deps.pool, project.project_id, input.subject)).find((f) => f.name === input.name.trim());
     if (saved === undefined) throw gqlError('saved_filter_not_found', 'The saved filter is not visible yet; retry', 503);
     return savedFilterOf(saved);
@@ -68,7 +67,7 @@ export class SavedFilterMutations {
     const saved = await findSavedFilter(ctx.deps.pool, id);
     if (saved === null) throw gqlError('saved_filter_not_found', `Saved filter not found: ${JSON.stringify(id)}`, 404);
     const result = await deleteSavedFilter(ctx.deps.store, { projectId: saved.project_id, filterId: saved.filter_id }, ctx.command);
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     return { deletedIds: [saved.filter_id] };
   }
 }

@@ -3,7 +3,6 @@ import { DomainError } from '../../../domain/errors.ts';
 import { secretBatchOutcome } from '../../../domain/secrets/secretBatchOutcome.ts';
 import { replaceSecrets } from '../../../domain/secrets/replaceSecrets.ts';
 import { cleanSecretKey, cleanSecretValue } from '../../../domain/secrets/secretKey.ts';
-import { settle } from '../../http/settle.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
 import { Requires } from '../requires.ts';
@@ -38,7 +37,7 @@ export class SecretMutations {
       { entries, userId: p.kind === 'anonymous' ? null : p.userId, now: ctx.deps.identity.now().toISOString() },
       ctx.command,
     );
-    await settle(ctx.deps.runner, result.position);
+    await ctx.settle(result.position);
     const outcome = secretBatchOutcome(entries);
     return { upsertedKeys: outcome.upserted, deletedKeys: outcome.deleted };
   }

@@ -3,7 +3,6 @@ import { deleteTelemetryAcrossProjects, type TelemetryKind } from '../../../doma
 import { findSession } from '../../../projections/tracing/sessionQueries.ts';
 import { findSpan } from '../../../projections/tracing/spanQueries.ts';
 import { findTrace } from '../../../projections/tracing/traceQueries.ts';
-import { settle } from '../../http/settle.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import type { GraphqlContext } from '../graphqlContext.ts';
 import { gqlError } from '../graphqlError.ts';
@@ -46,7 +45,7 @@ const resolveAll = async (
 /** One deletion append per project (the rows may come from several), then read-your-writes. */
 const deleteByProject = async (ctx: GraphqlContext, kind: TelemetryKind, rows: readonly Owned[]) => {
   const owned = rows.map((r) => ({ projectId: r.projectId, projectName: r.projectName, id: r.key }));
-  await settle(ctx.deps.runner, await deleteTelemetryAcrossProjects(ctx.deps.store, kind, owned, ctx.command));
+  await ctx.settle(await deleteTelemetryAcrossProjects(ctx.deps.store, kind, owned, ctx.command));
 };
 
 /** The same deletion command as REST's DELETE /v1/traces, /v1/spans and /v1/sessions (one write path). */

@@ -8,7 +8,6 @@ import { appUrl } from '../../identity/appUrl.ts';
 import { clearSessionCookies, cookieOptions } from '../../identity/authCookies.ts';
 import { welcomeMail } from '../../identity/passwordResetMail.ts';
 import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
-import { settle } from '../../http/settle.ts';
 import {
   changeOwnPassword,
   changeOwnUsername,
@@ -36,7 +35,7 @@ const userIdOf = (id: string, argument: string): string => {
 
 /** The user as the read model shows it once this process has applied `position`. */
 const userAfter = async (ctx: GraphqlContext, userId: string, position: Position | null): Promise<UserMutationPayload> => {
-  await settle(ctx.deps.runner, position);
+  await ctx.settle(position);
   const row = await findUser(ctx.deps.pool, userId);
   if (row === null) throw gqlError('user_not_found', 'User not found', 404);
   return { user: userOf(row) };

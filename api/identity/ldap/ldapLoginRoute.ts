@@ -9,7 +9,8 @@ import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { parseBody } from '../../http/parseBody.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { SIGN_IN_SETTLE_MS, settle } from '../../http/settle.ts';
+import { readYourWrites } from '../../http/readYourWrites.ts';
+import { SIGN_IN_SETTLE_MS } from '../signInSettleMs.ts';
 import { newSessionTokens } from '../newSessionTokens.ts';
 import { sendSessionCookies } from '../sendSessionCookies.ts';
 import { authenticateLdap, type RefusedEntry } from './ldapDirectory.ts';
@@ -90,7 +91,7 @@ const ldapLogin = (deps: AppDeps, settings: LdapSettings): RouteDef => {
         deps.logger.info({ reason: result.code }, 'LDAP login refused');
         throw refused();
       }
-      await settle(deps.runner, result.position, SIGN_IN_SETTLE_MS);
+      await readYourWrites(deps.runner)(result.position, { timeoutMs: SIGN_IN_SETTLE_MS });
       await sendSessionCookies(ctx, deps, session);
       ctx.status = 204;
     },

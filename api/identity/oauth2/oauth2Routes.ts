@@ -4,7 +4,8 @@ import { signInExternally } from '../../../domain/identity/signInExternally.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { commandContextOf } from '../../http/commandContextOf.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { SIGN_IN_SETTLE_MS, settle } from '../../http/settle.ts';
+import { readYourWrites } from '../../http/readYourWrites.ts';
+import { SIGN_IN_SETTLE_MS } from '../signInSettleMs.ts';
 import { newSessionTokens } from '../newSessionTokens.ts';
 import { sendSessionCookies } from '../sendSessionCookies.ts';
 import type { OAuth2ErrorCode } from './oauth2Errors.ts';
@@ -172,7 +173,7 @@ const callback = (deps: AppDeps) => async (ctx: Koa.Context) => {
     return failTo(ctx, deps, 'auth_failed');
   }
   if (!result.ok) return failTo(ctx, deps, result.code);
-  await settle(deps.runner, result.position, SIGN_IN_SETTLE_MS);
+  await readYourWrites(deps.runner)(result.position, { timeoutMs: SIGN_IN_SETTLE_MS });
   clearFlowCookie(ctx, cookiePath(deps), deps.settings.auth.secureCookies);
   await sendSessionCookies(ctx, deps, session);
   ctx.redirect(`${deps.settings.rootPath}${flow.returnUrl ?? '/'}`);

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { isoTime } from '../../http/responseSchemas.ts';
 import type { AlertCondition, SealedDestination } from '../../../domain/alerts/alertRule.ts';
 import { slackHost } from '../../../domain/alerts/sealDestinations.ts';
 import type { AlertDeliveryRow, AlertRow, AlertTransitionRow } from '../../../projections/alerts/alertQueries.ts';
@@ -16,6 +18,45 @@ export const conditionJson = (c: AlertCondition) =>
  */
 export const destinationJson = (d: SealedDestination) =>
   d.type === 'webhook' ? { type: d.type, url: d.url, secret_set: true } : { type: d.type, url_set: true, host: slackHost(d) };
+
+/** `alertJson`'s shape (the condition and destinations as alertRuleJson.ts writes them). */
+export const alertSchema = z.object({
+  id: z.string(),
+  project_id: z.string(),
+  name: z.string(),
+  metric: z.string(),
+  annotation_name: z.string().nullable(),
+  annotation_label: z.string().nullable(),
+  filter: z.string().nullable(),
+  window_seconds: z.number(),
+  evaluation_interval_seconds: z.number(),
+  condition: z.record(z.string(), z.unknown()),
+  no_data: z.string(),
+  destinations: z.array(z.record(z.string(), z.unknown())),
+  state: z.string(),
+  state_since: isoTime.nullable(),
+  last_value: z.number().nullable(),
+  last_baseline: z.number().nullable(),
+  last_evaluated_at: isoTime.nullable(),
+  created_at: isoTime.nullable(),
+  updated_at: isoTime.nullable(),
+});
+
+/** `alertTransitionJson`'s and `alertDeliveryJson`'s shapes: a rule's history. */
+export const alertHistorySchema = z.object({
+  transitions: z.array(
+    z.object({
+      from: z.string(),
+      to: z.string(),
+      value: z.number().nullable(),
+      baseline: z.number().nullable(),
+      window_start: isoTime.nullable(),
+      window_end: isoTime.nullable(),
+      at: isoTime.nullable(),
+    }),
+  ),
+  deliveries: z.array(z.object({ id: z.string(), type: z.string(), status: z.string(), attempts: z.array(z.unknown()) })),
+});
 
 /** A rule as the API shows it: never a webhook's secret nor a Slack URL (only that they are set). */
 export const alertJson = (row: AlertRow, projectRowid: number) => ({

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type Koa from 'koa';
 import { z } from 'zod';
 import { changeAlert } from '../../../domain/alerts/alertCommands.ts';
 import { ALERTS_PER_PROJECT } from '../../../domain/alerts/alertRule.ts';
@@ -15,13 +14,15 @@ import {
 } from '../../../projections/alerts/alertQueries.ts';
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { refusedAt } from '../../http/httpErrorOf.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
-import { alertDeliveryJson, alertJson, alertTransitionJson } from './alertJson.ts';
+import { alertDeliveryJson, alertHistorySchema, alertJson, alertSchema, alertTransitionJson } from './alertJson.ts';
+import type { CommandContext } from '../../../domain/handleCommand.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, pageOf } from '../../http/responseSchemas.ts';
 
 /** A rule of the project named in the path, or 404 (a rule of another project is not found there either). */
 const resolveAlert = async (deps: AppDeps, project: ProjectRow, alertId: string) => {
@@ -44,9 +45,9 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
     defaultEvaluationIntervalSeconds: deps.alerts?.evaluationIntervalSeconds ?? 60,
     allowedUrls: deps.alerts?.allowedUrls ?? [],
   };
-  const change = async (ctx: Koa.Context, command: AlertCommand) => {
+  const change = async (context: CommandContext, command: AlertCommand) => {
     try {
-      return await changeAlert(deps.store, command, commandContextOf(ctx));
+      return await changeAlert(deps.store, command, context);
     } catch (error) {
       throw refusedAt('body.', error);
     }
@@ -66,6 +67,7 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/alerts',
+      responses: { 200: pageOf(alertSchema) },
       handler: async ({ requireProject, params }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return { data: (await listAlertRules(deps.pool, project.project_id)).map((r) => alertJson(r, project.id)), next_cursor: null };
@@ -75,20 +77,21 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/alerts',
       body: 'json',
-      handler: async ({ requireProject, ctx, params, body, command }) => {
+      responses: { 201: dataOf(alertSchema) },
+      handler: async ({ requireProject, params, body, command, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const alertId = randomUUID();
         const rule = checked(() => sealDestinations(deps.identity.keyring, alertId, alertRuleFromJson(body, limits)));
         if ((await countAlertRules(deps.pool, project.project_id)) >= ALERTS_PER_PROJECT)
           throw new HttpError(409, 'too_many_alerts', `a project keeps at most ${ALERTS_PER_PROJECT} alert rules`);
-        await command(() => change(ctx, { type: 'CreateAlertRule', alertId, projectId: project.project_id, rule }));
-        ctx.status = 201;
+        await command(() => change(context, { type: 'CreateAlertRule', alertId, projectId: project.project_id, rule }));
         return after(project, alertId);
       },
     }),
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/alerts/:alert_id',
+      responses: { 200: dataOf(alertSchema) },
       handler: async ({ requireProject, params }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return { data: alertJson(await resolveAlert(deps, project, params.alert_id!), project.id) };
@@ -98,24 +101,25 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/projects/:project_identifier/alerts/:alert_id',
       body: 'json',
-      handler: async ({ requireProject, ctx, params, body, command }) => {
+      responses: { 200: dataOf(alertSchema) },
+      handler: async ({ requireProject, params, body, command, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const stored = await resolveAlert(deps, project, params.alert_id!);
         const rule = checked(() =>
           sealDestinations(deps.identity.keyring, stored.alert_id, alertRuleFromJson(body, limits, stored.rule), stored.rule),
         );
-        await command(() => change(ctx, { type: 'ChangeAlertRule', alertId: stored.alert_id, rule }));
+        await command(() => change(context, { type: 'ChangeAlertRule', alertId: stored.alert_id, rule }));
         return after(project, stored.alert_id);
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/alerts/:alert_id',
-      handler: async ({ requireProject, ctx, params, command }) => {
+      responses: { 204: NO_CONTENT },
+      handler: async ({ requireProject, params, command, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const stored = await resolveAlert(deps, project, params.alert_id!);
-        await command(() => change(ctx, { type: 'DeleteAlertRule', alertId: stored.alert_id }));
-        ctx.status = 204;
+        await command(() => change(context, { type: 'DeleteAlertRule', alertId: stored.alert_id }));
       },
     }),
     route({
@@ -123,6 +127,7 @@ export const alertRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/alerts/:alert_id/history',
       query: historyQuery,
+      responses: { 200: dataOf(alertHistorySchema) },
       handler: async ({ requireProject, params, query }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const stored = await resolveAlert(deps, project, params.alert_id!);

@@ -86,6 +86,19 @@ export const configFromJson = (b: z.infer<typeof annotationConfigBody>): Annotat
   }
 };
 
+/** `annotationConfigJson`'s shape: the three kinds' fields, each where its kind has it. */
+export const annotationConfigSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(['CATEGORICAL', 'CONTINUOUS', 'FREEFORM']),
+  description: z.string().nullable(),
+  optimization_direction: z.string().nullable(),
+  values: z.array(z.object({ label: z.string(), score: z.number().nullable() })).optional(),
+  lower_bound: z.number().nullable().optional(),
+  upper_bound: z.number().nullable().optional(),
+  threshold: z.number().nullable().optional(),
+});
+
 /** A config as the reference's CategoricalAnnotationConfig / ContinuousAnnotationConfig / FreeformAnnotationConfig. */
 export const annotationConfigJson = (row: AnnotationConfigRow) => {
   const base = { id: toGlobalId(CONFIG_TYPES[row.type], String(row.id)), name: row.name, type: row.type, description: row.description };

@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import { changeAnnotationConfigs } from '../../../domain/annotations/changeAnnotationConfigs.ts';
 import type { AnnotationConfigCommand } from '../../../domain/annotations/commands.ts';
@@ -8,7 +7,6 @@ import {
   type AnnotationConfigRow,
 } from '../../../projections/annotations/annotationConfigQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -16,7 +14,16 @@ import { limitParam, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
 import { cursorOf, page } from '../../http/page.ts';
 import { isEventOf } from '../../../domain/loupeEvent.ts';
-import { annotationConfigBody, annotationConfigJson, configFromJson, configRowidOf } from './annotationConfigJson.ts';
+import {
+  annotationConfigBody,
+  annotationConfigJson,
+  annotationConfigSchema,
+  configFromJson,
+  configRowidOf,
+} from './annotationConfigJson.ts';
+import type { CommandContext } from '../../../domain/handleCommand.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, pageOf } from '../../http/responseSchemas.ts';
 
 const pageQuery = z.object({ cursor: single, limit: limitParam(100) });
 
@@ -36,8 +43,8 @@ const resolveConfig = async (deps: AppDeps, raw: string, byName: boolean): Promi
   return config;
 };
 
-const change = (ctx: Koa.Context, deps: AppDeps, command: AnnotationConfigCommand) =>
-  changeAnnotationConfigs(deps.store, command, commandContextOf(ctx));
+const change = (context: CommandContext, deps: AppDeps, command: AnnotationConfigCommand) =>
+  changeAnnotationConfigs(deps.store, command, context);
 
 const configAfter = async (deps: AppDeps, configId: number) => {
   const config = await findAnnotationConfig(deps.pool, { id: configId });
@@ -55,8 +62,9 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/annotation_configs',
       query: pageQuery,
-      handler: async ({ ctx, query: q }) => {
-        ctx.body = configPage(await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit);
+      responses: { 200: pageOf(annotationConfigSchema) },
+      handler: async ({ query: q }) => {
+        return configPage(await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit);
       },
     }),
 
@@ -64,18 +72,20 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/annotation_configs',
       body: annotationConfigBody,
-      handler: async ({ ctx, body, command }) => {
-        const { events } = await command(() => change(ctx, deps, { type: 'CreateAnnotationConfig', config: configFromJson(body) }));
+      responses: { 200: dataOf(annotationConfigSchema) },
+      handler: async ({ body, command, context }) => {
+        const { events } = await command(() => change(context, deps, { type: 'CreateAnnotationConfig', config: configFromJson(body) }));
         const created = events.find((e) => isEventOf(e, ['AnnotationConfigCreated']))!;
-        ctx.body = { data: annotationConfigJson(await configAfter(deps, created.data.configId)) };
+        return { data: annotationConfigJson(await configAfter(deps, created.data.configId)) };
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/annotation_configs/:config_identifier',
-      handler: async ({ ctx }) => {
-        ctx.body = { data: annotationConfigJson(await resolveConfig(deps, String(ctx.params.config_identifier), true)) };
+      responses: { 200: dataOf(annotationConfigSchema) },
+      handler: async ({ params }) => {
+        return { data: annotationConfigJson(await resolveConfig(deps, params.config_identifier, true)) };
       },
     }),
 
@@ -83,21 +93,23 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/annotation_configs/:config_id',
       body: annotationConfigBody,
-      handler: async ({ ctx, body, command }) => {
-        const existing = await resolveConfig(deps, String(ctx.params.config_id), false);
-        await command(() => change(ctx, deps, { type: 'UpdateAnnotationConfig', configId: existing.id, config: configFromJson(body) }));
-        ctx.body = { data: annotationConfigJson(await configAfter(deps, existing.id)) };
+      responses: { 200: dataOf(annotationConfigSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const existing = await resolveConfig(deps, params.config_id, false);
+        await command(() => change(context, deps, { type: 'UpdateAnnotationConfig', configId: existing.id, config: configFromJson(body) }));
+        return { data: annotationConfigJson(await configAfter(deps, existing.id)) };
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/annotation_configs/:config_id',
-      handler: async ({ ctx, command }) => {
-        const existing = await resolveConfig(deps, String(ctx.params.config_id), false);
-        await command(() => change(ctx, deps, { type: 'DeleteAnnotationConfig', configId: existing.id }));
+      responses: { 200: dataOf(annotationConfigSchema) },
+      handler: async ({ command, params, context }) => {
+        const existing = await resolveConfig(deps, params.config_id, false);
+        await command(() => change(context, deps, { type: 'DeleteAnnotationConfig', configId: existing.id }));
         // The reference answers 200 with the config it deleted.
-        ctx.body = { data: annotationConfigJson(existing) };
+        return { data: annotationConfigJson(existing) };
       },
     }),
 
@@ -105,9 +117,10 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/annotation_configs',
       query: pageQuery,
-      handler: async ({ requireProject, ctx, query: q }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
-        ctx.body = configPage(
+      responses: { 200: pageOf(annotationConfigSchema) },
+      handler: async ({ requireProject, query: q, params }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
+        return configPage(
           await listAnnotationConfigs(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, projectId: project.project_id }),
           q.limit,
         );
@@ -118,8 +131,9 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/projects/:project_identifier/annotation_configs',
       body: setBody,
-      handler: async ({ requireProject, ctx, body, command }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
+      responses: { 200: pageOf(annotationConfigSchema) },
+      handler: async ({ requireProject, body, command, params, context }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
         const configIds: number[] = [];
         for (const [i, raw] of body.annotation_config_ids.entries()) {
           const rowid = configRowidOf(raw);
@@ -131,31 +145,34 @@ export const annotationConfigRoutes = (deps: AppDeps): RouteDef[] => {
             );
           configIds.push(rowid);
         }
-        await command(() => change(ctx, deps, { type: 'SetProjectAnnotationConfigs', projectId: project.project_id, configIds }));
+        await command(() => change(context, deps, { type: 'SetProjectAnnotationConfigs', projectId: project.project_id, configIds }));
         const rows = await listAnnotationConfigs(deps.pool, { cursor: null, limit: 100_000, projectId: project.project_id });
-        ctx.body = { data: rows.map(annotationConfigJson), next_cursor: null };
+        return { data: rows.map(annotationConfigJson), next_cursor: null };
       },
     }),
 
     route({
       method: 'PUT',
       path: '/v1/projects/:project_identifier/annotation_configs/:config_identifier',
-      handler: async ({ requireProject, ctx, command }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
-        const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
-        await command(() => change(ctx, deps, { type: 'AssignAnnotationConfig', projectId: project.project_id, configId: config.id }));
-        ctx.body = { data: annotationConfigJson(config) };
+      responses: { 200: dataOf(annotationConfigSchema) },
+      handler: async ({ requireProject, command, params, context }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
+        const config = await resolveConfig(deps, params.config_identifier, true);
+        await command(() => change(context, deps, { type: 'AssignAnnotationConfig', projectId: project.project_id, configId: config.id }));
+        return { data: annotationConfigJson(config) };
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/annotation_configs/:config_identifier',
-      handler: async ({ requireProject, ctx, command }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
-        const config = await resolveConfig(deps, String(ctx.params.config_identifier), true);
-        await command(() => change(ctx, deps, { type: 'UnassignAnnotationConfig', projectId: project.project_id, configId: config.id }));
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ requireProject, command, params, context }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
+        const config = await resolveConfig(deps, params.config_identifier, true);
+        await command(() =>
+          change(context, deps, { type: 'UnassignAnnotationConfig', projectId: project.project_id, configId: config.id }),
+        );
       },
     }),
   ];

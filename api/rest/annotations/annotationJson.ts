@@ -6,6 +6,7 @@ import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { AnnotationRow } from '../../../projections/annotations/annotationQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
+import { anyJson, isoTime } from '../../http/responseSchemas.ts';
 import { userGlobalId } from '../identity/userJson.ts';
 
 /** The wire name of each target's id field, and the Relay type of its annotations' ids. */
@@ -93,6 +94,24 @@ export const noteFromJson = (target: 'span' | 'trace' | 'session', data: Record<
     identifier: identifier === '' ? `px-${target}-note:${randomUUID()}` : identifier,
   };
 };
+
+/** `annotationJson`'s shape (the target's id field, `span_id`/`trace_id`/`session_id`, passes unchecked). */
+export const annotationSchema = z.object({
+  id: z.string(),
+  document_position: z.number().nullable().optional(),
+  name: z.string(),
+  annotator_kind: z.string(),
+  result: z.object({ label: z.string().nullable(), score: z.number().nullable(), explanation: z.string().nullable() }),
+  metadata: anyJson,
+  identifier: z.string(),
+  source: z.string(),
+  user_id: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+
+/** What a write answers per annotation: its id. */
+export const annotationIdSchema = z.object({ id: z.string() });
 
 /** A stored annotation as the reference's SpanAnnotation / TraceAnnotation / SessionAnnotation. */
 export const annotationJson = (row: AnnotationRow) => ({

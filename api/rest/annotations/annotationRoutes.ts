@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import { InvalidAnnotationsError } from '../../../domain/annotations/annotationDecider.ts';
 import { batchProblems } from '../../../domain/annotations/annotationRecord.ts';
@@ -15,7 +14,6 @@ import {
 } from '../../../projections/annotations/annotationQueries.ts';
 import { documentCounts } from '../../../projections/annotations/documentCountQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { describeIssues } from '../../http/parseBody.ts';
@@ -24,7 +22,19 @@ import type { RouteDef } from '../../http/route.ts';
 import { boolParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
-import { ANNOTATION_TYPE, annotationFromJson, annotationItem, annotationJson, noteBody, noteFromJson } from './annotationJson.ts';
+import {
+  ANNOTATION_TYPE,
+  annotationFromJson,
+  annotationIdSchema,
+  annotationSchema,
+  annotationItem,
+  annotationJson,
+  noteBody,
+  noteFromJson,
+} from './annotationJson.ts';
+import type { CommandContext } from '../../../domain/handleCommand.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, listOf, pageOf } from '../../http/responseSchemas.ts';
 
 const NOUN = { span: 'Spans', document: 'Spans', trace: 'Traces', session: 'Sessions' } as const;
 const SCOPE = { span: 'span', document: 'span', trace: 'trace', session: 'session' } as const;
@@ -47,14 +57,14 @@ const checkAnnotations = (annotations: readonly AnnotationRecord[], asNotes: boo
 
 /** One append; the decider's refusal (the same rules) as the same 422. */
 const recordOrRefuse = async (
-  ctx: Koa.Context,
+  context: CommandContext,
   deps: AppDeps,
   annotations: readonly AnnotationRecord[],
   asNotes: boolean,
   where: (i: number) => string,
 ) => {
   try {
-    return await recordAnnotations(deps.store, { type: 'RecordAnnotations', source: 'API', annotations, asNotes }, commandContextOf(ctx));
+    return await recordAnnotations(deps.store, { type: 'RecordAnnotations', source: 'API', annotations, asNotes }, context);
   } catch (error) {
     if (error instanceof InvalidAnnotationsError) throw refuse(error.problems, where);
     throw error;
@@ -115,7 +125,8 @@ const annotate = (route: Route, deps: AppDeps, target: AnnotationTarget) =>
     path: `/v1/${target}_annotations`,
     query: syncQuery,
     body: z.object({ data: z.array(annotationItem[target]) }),
-    handler: async ({ ctx, query: { sync }, body, settle, requireProject }) => {
+    responses: { 200: listOf(annotationIdSchema) },
+    handler: async ({ context, query: { sync }, body, settle, requireProject }) => {
       const annotations = body.data.map((item) => annotationFromJson(target, item as Record<string, unknown>));
       checkAnnotations(annotations, false, (i) => `body.data.${i}`);
       await requireTargetProjects(
@@ -131,7 +142,7 @@ const annotate = (route: Route, deps: AppDeps, target: AnnotationTarget) =>
           annotations.map((a) => a.targetId),
         );
       if (sync && target === 'document') await requireDocuments(deps, annotations);
-      const position = await recordOrRefuse(ctx, deps, annotations, false, (i) => `body.data.${i}`);
+      const position = await recordOrRefuse(context, deps, annotations, false, (i) => `body.data.${i}`);
       if (!sync) {
         await settle(position, { whenSlow: 'answer' });
         return { data: [] };
@@ -147,12 +158,13 @@ const note = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session')
     method: 'POST',
     path: `/v1/${target}_notes`,
     body: noteBody[target],
-    handler: async ({ ctx, body, command, requireProject }) => {
+    responses: { 200: dataOf(annotationIdSchema) },
+    handler: async ({ body, command, requireProject, context }) => {
       const annotation = noteFromJson(target, body.data as Record<string, string | undefined>);
       checkAnnotations([annotation], true, () => 'body.data');
       await requireTargetProjects(deps, target, [annotation.targetId], requireProject);
       await requireTargets(deps, target, [annotation.targetId]);
-      await command(() => recordOrRefuse(ctx, deps, [annotation], true, () => 'body.data'));
+      await command(() => recordOrRefuse(context, deps, [annotation], true, () => 'body.data'));
       return { data: (await idsOf(deps, target, [annotation]))[0] };
     },
   });
@@ -173,10 +185,12 @@ const list = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'session')
   return route({
     method: 'GET',
     path: `/v1/projects/:project_identifier/${target}_annotations`,
-    query: listQuery,
-    handler: async ({ requireProject, ctx, params, query: q }) => {
+    // The ids' parameter is named after the target (`span_ids`): read from the rest of the query.
+    query: listQuery.loose(),
+    responses: { 200: pageOf(annotationSchema) },
+    handler: async ({ requireProject, params, query: q }) => {
       const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
-      const parsedIds = targetIdsParam.safeParse(ctx.query[idParam]);
+      const parsedIds = targetIdsParam.safeParse((q as Record<string, unknown>)[idParam]);
       if (!parsedIds.success) throw new HttpError(422, 'invalid_query', describeIssues(`query.${idParam}`, parsedIds.error));
       const ids = parsedIds.data;
       if (ids === undefined && q.identifier === undefined)
@@ -220,13 +234,13 @@ const bulkDelete = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'ses
     method: 'DELETE',
     path: `/v1/projects/:project_identifier/${target}_annotations`,
     query: deleteQuery,
-    handler: async ({ requireProject, ctx, params, query: q, command }) => {
+    responses: { 204: NO_CONTENT },
+    handler: async ({ requireProject, params, query: q, command, context, principal }) => {
       const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
       if (!q.delete_all && (q.start_time === undefined || q.end_time === undefined))
         throw new HttpError(422, 'invalid_query', 'query.start_time: both start_time and end_time are required unless delete_all=true');
       if (q.start_time !== undefined && q.end_time !== undefined && !(Date.parse(q.start_time) < Date.parse(q.end_time)))
         throw new HttpError(422, 'invalid_query', 'query.start_time: must be before end_time');
-      const principal = principalOf(ctx);
       const authorUserId = principal === null || isAdmin(principal) ? null : actingUserId(principal);
       await command(() =>
         deleteAnnotations(
@@ -243,10 +257,9 @@ const bulkDelete = (route: Route, deps: AppDeps, target: 'span' | 'trace' | 'ses
             createdBefore: q.end_time ?? null,
             authorUserId,
           },
-          commandContextOf(ctx),
+          context,
         ),
       );
-      ctx.status = 204;
     },
   });
 

@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import type { Principal } from '../../../domain/access/principal.ts';
 import { isAdmin } from '../../../domain/access/principal.ts';
@@ -12,14 +11,14 @@ import { findUsers } from '../../../projections/identity/userQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { checkField, plainString, ruledString } from '../../http/fieldRule.ts';
 import { settleAuthChange } from '../../http/settleAuthChange.ts';
-import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
 import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { parseBody } from '../../http/parseBody.ts';
-import { routeKit } from '../../http/restRoute.ts';
+import { checkedBody } from '../../http/parseBody.ts';
+import { type RestRequest, routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { userGlobalId } from '../identity/userJson.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, listOf, pageOf, isoTime } from '../../http/responseSchemas.ts';
 
 const TYPE: Record<ApiKeyKind, string> = { user: 'UserApiKey', system: 'SystemApiKey' };
 
@@ -30,6 +29,16 @@ const keyJson = (key: Pick<ApiKeyRow, 'keyId' | 'kind' | 'name' | 'description' 
   created_at: key.createdAt,
   expires_at: key.expiresAt,
 });
+
+const keySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  created_at: isoTime,
+  expires_at: isoTime.nullable(),
+});
+/** The one answer that carries the key's value. */
+const createdKey = dataOf(keySchema.extend({ key: z.string() }));
 
 /** A datetime without a zone is UTC, as in the reference. */
 const expiresAt = z
@@ -55,16 +64,20 @@ const createBody = z.strictObject({
   }),
 });
 
-const keyIdParam = (ctx: Koa.Context, kind: ApiKeyKind): string => {
-  const raw = String(ctx.params.api_key_id);
+const keyIdParam = (raw: string, kind: ApiKeyKind): string => {
   const id = fromGlobalId(TYPE[kind], raw);
   if (id === null) throw new HttpError(422, 'invalid_api_key_id', `Invalid ${TYPE[kind]} GlobalID format: ${raw}`);
   return id;
 };
 
 /** Issue a key; its value is in this response only and nowhere else (the log holds its hash). */
-const create = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind, principal: Principal & { userId: string }) => {
-  const { data } = parseBody(ctx, createBody);
+const create = async (
+  deps: AppDeps,
+  kind: ApiKeyKind,
+  principal: Principal & { userId: string },
+  { body, context, settle }: Pick<RestRequest<unknown, unknown, unknown>, 'body' | 'context' | 'settle'>,
+) => {
+  const { data } = checkedBody(createBody, body);
   const now = deps.identity.now().toISOString();
   if (data.expires_at !== null && !(Date.parse(data.expires_at) > Date.parse(now))) {
     throw new HttpError(422, 'invalid_body', 'body.data.expires_at: must be in the future');
@@ -81,11 +94,10 @@ const create = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind, princip
       expiresAt: data.expires_at,
       now,
     },
-    commandContextOf(ctx),
+    context,
   );
-  await settle(deps.runner, result.position);
-  ctx.status = 201;
-  ctx.body = {
+  await settle(result);
+  return {
     data: {
       ...keyJson({ keyId, kind, name: data.name, description: data.description ?? null, createdAt: now, expiresAt: data.expires_at }),
       key: value,
@@ -93,9 +105,13 @@ const create = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind, princip
   };
 };
 
-const remove = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind) => {
-  const keyId = keyIdParam(ctx, kind);
-  const principal = principalOf(ctx)!;
+const remove = async (
+  deps: AppDeps,
+  kind: ApiKeyKind,
+  { params, principal, context }: Pick<RestRequest<{ readonly api_key_id: string }, unknown, unknown>, 'params' | 'principal' | 'context'>,
+) => {
+  const keyId = keyIdParam(params.api_key_id, kind);
+  if (principal === null) throw new HttpError(401, 'unauthenticated', 'Authentication required');
   const result = await revokeApiKey(
     deps.store,
     {
@@ -106,15 +122,13 @@ const remove = async (ctx: Koa.Context, deps: AppDeps, kind: ApiKeyKind) => {
       reason: 'deleted',
       now: deps.identity.now().toISOString(),
     },
-    commandContextOf(ctx),
+    context,
   );
   await settleAuthChange(deps, result.position);
-  ctx.status = 204;
 };
 
 /** The caller as a person owning keys, or null for system principals (the admin secret, system keys). */
-const personOf = (ctx: Koa.Context): (Principal & { userId: string }) | null => {
-  const principal = principalOf(ctx);
+const personOf = (principal: Principal | null): (Principal & { userId: string }) | null => {
   if (principal === null || principal.kind === 'anonymous' || principal.kind === 'adminSecret' || principal.role === 'SYSTEM') return null;
   return principal;
 };
@@ -130,33 +144,40 @@ export const apiKeyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/user/api_keys',
-      handler: async ({ ctx }) => {
-        const person = personOf(ctx);
+      responses: { 200: listOf(keySchema) },
+      handler: async ({ principal }) => {
+        const person = personOf(principal);
         const keys = person === null ? [] : await listApiKeys(deps.pool, { kind: 'user', ownerUserId: person.userId });
-        ctx.body = { data: keys.map(keyJson) };
+        return { data: keys.map(keyJson) };
       },
     }),
     route({
       method: 'POST',
       path: '/v1/user/api_keys',
-      handler: ({ ctx }) => create(ctx, deps, 'user', personOf(ctx)!),
+      body: 'json',
+      responses: { 201: createdKey },
+      handler: (request) => create(deps, 'user', personOf(request.principal)!, request),
     }),
     route({
       method: 'DELETE',
       path: '/v1/user/api_keys/:api_key_id',
-      handler: ({ ctx }) => remove(ctx, deps, 'user'),
+      responses: { 204: NO_CONTENT },
+      handler: (request) => remove(deps, 'user', request),
     }),
     route({
       method: 'GET',
       path: '/v1/users/api_keys',
       query: pageQuery,
-      handler: async ({ ctx, query }) => {
+      responses: {
+        200: pageOf(keySchema.extend({ user: z.object({ id: z.string(), username: z.string(), email: z.string().nullable() }) })),
+      },
+      handler: async ({ query }) => {
         const fromKeyId = query.cursor === undefined ? null : fromGlobalId(TYPE.user, query.cursor);
         const page =
           query.cursor !== undefined && fromKeyId === null ? null : await pageUserApiKeys(deps.pool, { fromKeyId, limit: query.limit });
         if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
         const owners = await findUsers(deps.pool, [...new Set(page.keys.map((k) => k.ownerUserId!))]);
-        ctx.body = {
+        return {
           data: page.keys.map((key) => {
             const owner = owners.get(key.ownerUserId!);
             return {
@@ -171,23 +192,27 @@ export const apiKeyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/system/api_keys',
-      handler: async ({ ctx }) => {
-        ctx.body = { data: (await listApiKeys(deps.pool, { kind: 'system' })).map(keyJson) };
+      responses: { 200: listOf(keySchema) },
+      handler: async () => {
+        return { data: (await listApiKeys(deps.pool, { kind: 'system' })).map(keyJson) };
       },
     }),
     route({
       method: 'POST',
       path: '/v1/system/api_keys',
-      handler: ({ ctx }) => {
-        const principal = principalOf(ctx)!;
+      body: 'json',
+      responses: { 201: createdKey },
+      handler: (request) => {
+        const principal = request.principal!;
         if (principal.kind === 'anonymous') throw new HttpError(403, 'auth_disabled', 'Authentication is disabled');
-        return create(ctx, deps, 'system', principal);
+        return create(deps, 'system', principal, request);
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/system/api_keys/:api_key_id',
-      handler: ({ ctx }) => remove(ctx, deps, 'system'),
+      responses: { 204: NO_CONTENT },
+      handler: (request) => remove(deps, 'system', request),
     }),
   ];
 };

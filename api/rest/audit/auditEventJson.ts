@@ -1,6 +1,8 @@
 import type { AuditResourceType } from '../../../domain/audit/describeEvent.ts';
 import type { AuditRow } from '../../../projections/audit/auditTrailQueries.ts';
+import { z } from 'zod';
 import { globalIdOf, toGlobalId } from '../../http/globalId.ts';
+import { anyJson, isoTime } from '../../http/responseSchemas.ts';
 
 export const AUDIT_EVENT_TYPE = 'AuditEvent';
 
@@ -119,3 +121,43 @@ export const auditEventJson = (row: AuditRow) => {
 };
 
 export type AuditEventJson = ReturnType<typeof auditEventJson>;
+
+/** `auditEventJson`'s shape, as the route declares it. */
+export const auditEventSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['event', 'ingestion']),
+  position: z.string(),
+  event_id: z.string().nullable(),
+  time: isoTime,
+  type: z.string(),
+  actor: z.object({
+    actor: z.string(),
+    kind: z.enum(['user', 'api_key', 'system', 'policy', 'operator', 'anonymous']),
+    name: z.string().nullable(),
+    user_id: z.string().nullable(),
+  }),
+  request_id: z.string().nullable(),
+  resource: z
+    .object({
+      type: z.string().nullable(),
+      id: z.string().nullable(),
+      name: z.string().nullable(),
+      stream: z.string().nullable(),
+      link: z.string().nullable(),
+    })
+    .nullable(),
+  summary: z.string(),
+  changes: z.array(z.object({ field: z.string(), before: anyJson, after: anyJson })),
+  erased: z.object({ by: z.string() }).nullable(),
+  ingestion: z
+    .object({
+      hour_start: isoTime,
+      hour_end: isoTime,
+      exports: z.number(),
+      spans: z.number(),
+      first_position: z.string(),
+      last_position: z.string(),
+      last_time: isoTime,
+    })
+    .nullable(),
+});

@@ -3,9 +3,10 @@ import { listAuditEntries } from '../../../projections/audit/auditTrailQueries.t
 import type { AppDeps } from '../../appDeps.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
 import { isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
+import { pageOf } from '../../http/responseSchemas.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { AUDIT_EVENT_TYPE, auditEventJson } from './auditEventJson.ts';
+import { AUDIT_EVENT_TYPE, auditEventJson, auditEventSchema } from './auditEventJson.ts';
 import { resolveAuditFilter } from './resolveAuditFilter.ts';
 
 const listQuery = z.object({
@@ -27,6 +28,7 @@ export const auditRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/audit/events',
       query: listQuery,
+      responses: { 200: pageOf(auditEventSchema) },
       handler: async ({ query }) => {
         const filter = await resolveAuditFilter(
           deps.pool,

@@ -12,16 +12,16 @@ import {
   type DatasetRow,
 } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { limitParam, single } from '../../http/queryParams.ts';
 import { cursorOf } from '../../http/page.ts';
-import { datasetGid, exampleGid, splitJson, versionGid } from './datasetJson.ts';
+import { datasetGid, exampleGid, splitJson, splitSchema, versionGid } from './datasetJson.ts';
 import { datasetById, datasetByIdentifier, versionOf } from './resolveDataset.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
+import { listOf } from '../../http/responseSchemas.ts';
 
 /**
  * Loupe's own routes for what the reference does over GraphQL (`patchDatasetExamples`,
@@ -66,6 +66,36 @@ const exampleUuids = async (deps: AppDeps, dataset: DatasetRow, raw: readonly st
 
 const kindOf = { CREATE: 'created', PATCH: 'patched', DELETE: 'deleted' } as const;
 
+const newVersion = z.object({
+  data: z.object({
+    dataset_id: z.string(),
+    version_id: z.string(),
+    num_created_examples: z.number(),
+    num_updated_examples: z.number(),
+    num_deleted_examples: z.number(),
+  }),
+});
+const versionChangesSchema = z.object({
+  data: z.object({
+    version_id: z.string(),
+    num_created_examples: z.number(),
+    num_updated_examples: z.number(),
+    num_deleted_examples: z.number(),
+    changes: z.array(
+      z.object({
+        id: z.string(),
+        node_id: z.string(),
+        kind: z.string(),
+        input: z.unknown(),
+        output: z.unknown(),
+        metadata: z.unknown(),
+        before: z.object({ input: z.unknown(), output: z.unknown(), metadata: z.unknown() }).nullable(),
+      }),
+    ),
+  }),
+  next_cursor: z.string().nullable(),
+});
+
 export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
   const route = routeKit(deps);
   return [
@@ -77,8 +107,9 @@ export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/datasets/:id/versions',
       body: changeBody,
-      handler: async ({ ctx, body, command }) => {
-        const dataset = await datasetById(deps, ctx.params.id!);
+      responses: { 201: newVersion },
+      handler: async ({ body, command, params, context }) => {
+        const dataset = await datasetById(deps, params.id);
         const patches = body.patch ?? [];
         const deletes = body.delete ?? [];
         const uuids = await exampleUuids(deps, dataset, [...patches.map((p) => p.id), ...deletes], 'patch/delete');
@@ -123,22 +154,19 @@ export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
               patched,
               deleted,
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
-        {
-          const version = await versionOf(deps, dataset, undefined);
-          ctx.status = 201;
-          ctx.body = {
-            data: {
-              dataset_id: datasetGid(dataset.id),
-              version_id: versionGid(version.id),
-              num_created_examples: 0,
-              num_updated_examples: patched.length,
-              num_deleted_examples: deleted.length,
-            },
-          };
-        }
+        const version = await versionOf(deps, dataset, undefined);
+        return {
+          data: {
+            dataset_id: datasetGid(dataset.id),
+            version_id: versionGid(version.id),
+            num_created_examples: 0,
+            num_updated_examples: patched.length,
+            num_deleted_examples: deleted.length,
+          },
+        };
       },
     }),
 
@@ -147,9 +175,10 @@ export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/datasets/:id/versions/:version_id/changes',
       query: z.object({ cursor: single, limit: limitParam(100, 1000) }),
-      handler: async ({ ctx, query: q }) => {
-        const dataset = await datasetById(deps, ctx.params.id!);
-        const version = await versionOf(deps, dataset, ctx.params.version_id!);
+      responses: { 200: versionChangesSchema },
+      handler: async ({ query: q, params }) => {
+        const dataset = await datasetById(deps, params.id);
+        const version = await versionOf(deps, dataset, params.version_id);
         // The version's own row of the list (cursor at it, no further rows).
         const [counts] = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: version.id, limit: 0 });
         const rows = await versionChanges(deps.pool, {
@@ -158,7 +187,7 @@ export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
           afterRow: cursorOf(q.cursor),
           limit: q.limit + 1,
         });
-        ctx.body = {
+        return {
           data: {
             version_id: versionGid(version.id),
             num_created_examples: counts?.num_created ?? 0,
@@ -184,9 +213,10 @@ export const datasetChangeRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/datasets/:dataset_identifier/splits',
-      handler: async ({ ctx }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-        ctx.body = { data: (await listDatasetSplits(deps.pool, dataset.dataset_id)).map(splitJson) };
+      responses: { 200: listOf(splitSchema) },
+      handler: async ({ params }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
+        return { data: (await listDatasetSplits(deps.pool, dataset.dataset_id)).map(splitJson) };
       },
     }),
   ];

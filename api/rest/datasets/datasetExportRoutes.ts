@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
-import type Koa from 'koa';
 import { z } from 'zod';
 import { examplesAtVersion, type DatasetExampleRow } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { parseQuery } from '../../http/parseBody.ts';
+import { attachmentNamed, raw, rawBody } from '../../http/answer.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { single } from '../../http/queryParams.ts';
@@ -25,10 +24,11 @@ async function* examplePages(deps: AppDeps, t: Target): AsyncGenerator<readonly 
   }
 }
 
-const target = async (ctx: Koa.Context, deps: AppDeps): Promise<Target> => {
-  const dataset = await datasetById(deps, ctx.params.id!);
-  const q = parseQuery(ctx, z.object({ version_id: single }));
-  const version = await versionOf(deps, dataset, q.version_id);
+const versionQuery = z.object({ version_id: single });
+
+const target = async (deps: AppDeps, id: string, versionId: string | undefined): Promise<Target> => {
+  const dataset = await datasetById(deps, id);
+  const version = await versionOf(deps, dataset, versionId);
   return { datasetId: dataset.dataset_id, versionRow: version.id, name: dataset.name };
 };
 
@@ -42,10 +42,9 @@ const lines = (deps: AppDeps, t: Target, render: (row: DatasetExampleRow) => unk
     })(),
   );
 
-const attachment = (ctx: Koa.Context, name: string, ext: string, type: string) => {
-  ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}.${ext}`);
-  ctx.type = type;
-};
+/** A download of the examples: its bytes streamed, named after the dataset. */
+const download = (t: Target, ext: string, type: string, body: Readable) =>
+  raw({ type, body, headers: attachmentNamed(`${t.name}.${ext}`) });
 
 const csvCell = (v: unknown): string => {
   const s = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
@@ -73,8 +72,10 @@ export const datasetExportRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/datasets/:id/csv',
-      handler: async ({ ctx }) => {
-        const t = await target(ctx, deps);
+      query: versionQuery,
+      responses: { 200: rawBody('text/csv') },
+      handler: async ({ params, query }) => {
+        const t = await target(deps, params.id, query.version_id);
         // Columns need every example's keys: a first pass reads only them, a second streams the rows.
         const columns = new Set<string>();
         let anySplits = false;
@@ -85,65 +86,87 @@ export const datasetExportRoutes = (deps: AppDeps): RouteDef[] => {
           }
         const sorted = [...columns].sort();
         const header = ['id', 'node_id', ...sorted, ...(anySplits ? ['splits'] : [])];
-        attachment(ctx, t.name, 'csv', 'text/csv');
-        ctx.body = Readable.from(
-          (async function* () {
-            yield `${header.map(csvCell).join(',')}\n`;
-            for await (const page of examplePages(deps, t))
-              yield page
-                .map((r) => {
-                  const flat = flatRow(r);
-                  const cells = [
-                    r.external_id ?? exampleGid(r.id),
-                    exampleGid(r.id),
-                    ...sorted.map((c) => flat.get(c)),
-                    ...(anySplits ? [r.splits] : []),
-                  ];
-                  return `${cells.map(csvCell).join(',')}\n`;
-                })
-                .join('');
-          })(),
+        return download(
+          t,
+          'csv',
+          'text/csv',
+          Readable.from(
+            (async function* () {
+              yield `${header.map(csvCell).join(',')}\n`;
+              for await (const page of examplePages(deps, t))
+                yield page
+                  .map((r) => {
+                    const flat = flatRow(r);
+                    const cells = [
+                      r.external_id ?? exampleGid(r.id),
+                      exampleGid(r.id),
+                      ...sorted.map((c) => flat.get(c)),
+                      ...(anySplits ? [r.splits] : []),
+                    ];
+                    return `${cells.map(csvCell).join(',')}\n`;
+                  })
+                  .join('');
+            })(),
+          ),
         );
       },
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:id/jsonl',
-      handler: async ({ ctx }) => {
-        const t = await target(ctx, deps);
-        attachment(ctx, t.name, 'jsonl', 'application/jsonl');
-        ctx.body = lines(deps, t, (r) => ({
-          id: r.external_id ?? exampleGid(r.id),
-          node_id: exampleGid(r.id),
-          input: r.input,
-          output: r.output,
-          metadata: r.metadata,
-          splits: r.splits,
-        }));
+      query: versionQuery,
+      responses: { 200: rawBody('application/jsonl') },
+      handler: async ({ params, query }) => {
+        const t = await target(deps, params.id, query.version_id);
+        return download(
+          t,
+          'jsonl',
+          'application/jsonl',
+          lines(deps, t, (r) => ({
+            id: r.external_id ?? exampleGid(r.id),
+            node_id: exampleGid(r.id),
+            input: r.input,
+            output: r.output,
+            metadata: r.metadata,
+            splits: r.splits,
+          })),
+        );
       },
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:id/jsonl/openai_ft',
-      handler: async ({ ctx }) => {
-        const t = await target(ctx, deps);
-        attachment(ctx, t.name, 'jsonl', 'application/jsonl');
-        ctx.body = lines(deps, t, (r) => ({
-          messages: [...messages(r.input), ...messages(r.output)],
-          ...(isRecord(r.input) && Array.isArray(r.input.tools) ? { tools: r.input.tools } : {}),
-        }));
+      query: versionQuery,
+      responses: { 200: rawBody('application/jsonl') },
+      handler: async ({ params, query }) => {
+        const t = await target(deps, params.id, query.version_id);
+        return download(
+          t,
+          'jsonl',
+          'application/jsonl',
+          lines(deps, t, (r) => ({
+            messages: [...messages(r.input), ...messages(r.output)],
+            ...(isRecord(r.input) && Array.isArray(r.input.tools) ? { tools: r.input.tools } : {}),
+          })),
+        );
       },
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:id/jsonl/openai_evals',
-      handler: async ({ ctx }) => {
-        const t = await target(ctx, deps);
-        attachment(ctx, t.name, 'jsonl', 'application/jsonl');
-        ctx.body = lines(deps, t, (r) => {
-          const last = messages(r.output).at(-1);
-          return { messages: messages(r.input), ideal: isRecord(last) && typeof last.content === 'string' ? last.content : '' };
-        });
+      query: versionQuery,
+      responses: { 200: rawBody('application/jsonl') },
+      handler: async ({ params, query }) => {
+        const t = await target(deps, params.id, query.version_id);
+        return download(
+          t,
+          'jsonl',
+          'application/jsonl',
+          lines(deps, t, (r) => {
+            const last = messages(r.output).at(-1);
+            return { messages: messages(r.input), ideal: isRecord(last) && typeof last.content === 'string' ? last.content : '' };
+          }),
+        );
       },
     }),
   ];

@@ -9,6 +9,57 @@ import type {
 } from '../../../projections/datasets/datasetQueries.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
+import { anyJson, isoTime } from '../../http/responseSchemas.ts';
+
+/** The shapes of this file's `*Json` functions, as the routes declare them. */
+export const datasetSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  metadata: anyJson,
+  created_at: isoTime,
+  updated_at: isoTime,
+  example_count: z.number(),
+});
+export const versionSchema = z.object({
+  version_id: z.string(),
+  description: z.string().nullable(),
+  metadata: anyJson,
+  created_at: isoTime,
+});
+export const versionWithChangesSchema = versionSchema.extend({
+  num_created_examples: z.number(),
+  num_updated_examples: z.number(),
+  num_deleted_examples: z.number(),
+});
+export const exampleSchema = z.object({
+  id: z.string(),
+  node_id: z.string(),
+  input: anyJson,
+  output: anyJson,
+  metadata: anyJson,
+  updated_at: isoTime,
+  source: z.object({ span_id: z.string(), span_node_id: z.string().nullable() }).nullable(),
+  splits: z.array(z.string()),
+});
+/** `GET /v1/datasets/{id}/examples`: a version's examples. */
+export const examplesSchema = z.object({
+  dataset_id: z.string(),
+  version_id: z.string(),
+  filtered_splits: z.array(z.string()),
+  examples: z.array(exampleSchema),
+});
+export const labelSchema = z.object({ id: z.string(), name: z.string(), description: z.string().nullable(), color: z.string() });
+export const splitSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  color: z.string().nullable(),
+  metadata: anyJson,
+  example_count: z.number(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
 
 export const datasetGid = (rowid: number): string => toGlobalId('Dataset', String(rowid));
 export const versionGid = (rowid: number): string => toGlobalId('DatasetVersion', String(rowid));

@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import { changeDataset, changeDatasetLabels, changeDatasetSplits } from '../../../domain/datasets/changeDataset.ts';
 import type { DatasetSplitData } from '../../../domain/datasets/events.ts';
@@ -12,17 +11,28 @@ import {
   type DatasetRow,
 } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { routeKit, type RestRequest } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { limitParam, single } from '../../http/queryParams.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
-import { datasetLabelIdsBody, labelBody, labelJson, labelPatchBody, splitBody, splitJson, splitPatchBody } from './datasetJson.ts';
+import {
+  datasetLabelIdsBody,
+  labelBody,
+  labelJson,
+  labelPatchBody,
+  labelSchema,
+  splitBody,
+  splitJson,
+  splitPatchBody,
+  splitSchema,
+} from './datasetJson.ts';
 import { datasetByIdentifier } from './resolveDataset.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, listOf, pageOf } from '../../http/responseSchemas.ts';
 
 const labelIdOf = (raw: string, field: string): number => {
   const gid = anyGlobalId(raw);
@@ -65,16 +75,13 @@ const splitOf = async (deps: AppDeps, dataset: DatasetRow, raw: string) => {
 };
 
 const setLabels = async (
-  ctx: Koa.Context,
   deps: AppDeps,
-  command: RestRequest<unknown, unknown>['command'],
+  command: RestRequest<unknown, unknown, unknown>['command'],
   dataset: DatasetRow,
   labelIds: number[],
 ) => {
-  await command(() =>
-    changeDataset(deps.store, { type: 'SetDatasetLabels', datasetId: dataset.dataset_id, labelIds }, commandContextOf(ctx)),
-  );
-  ctx.body = { data: (await labelsOfDataset(deps.pool, dataset.dataset_id)).map(labelJson) };
+  await command((context) => changeDataset(deps.store, { type: 'SetDatasetLabels', datasetId: dataset.dataset_id, labelIds }, context));
+  return { data: (await labelsOfDataset(deps.pool, dataset.dataset_id)).map(labelJson) };
 };
 
 /** Dataset labels (the global vocabulary and each dataset's set) and splits. */
@@ -85,16 +92,18 @@ export const datasetLabelRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/dataset_labels',
       query: z.object({ cursor: single, limit: limitParam(100) }),
-      handler: async ({ ctx, query: q, command }) => {
+      responses: { 200: pageOf(labelSchema) },
+      handler: async ({ query: q }) => {
         const rows = await listDatasetLabels(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit });
-        ctx.body = page(rows, q.limit, byRowid('DatasetLabel'), labelJson);
+        return page(rows, q.limit, byRowid('DatasetLabel'), labelJson);
       },
     }),
     route({
       method: 'POST',
       path: '/v1/dataset_labels',
       body: labelBody,
-      handler: async ({ ctx, body, command }) => {
+      responses: { 201: dataOf(labelSchema) },
+      handler: async ({ body, command, context }) => {
         const result = await command(() =>
           changeDatasetLabels(
             deps.store,
@@ -102,27 +111,28 @@ export const datasetLabelRoutes = (deps: AppDeps): RouteDef[] => {
               type: 'CreateDatasetLabel',
               label: { name: body.name, color: body.color.toLowerCase(), description: body.description ?? null },
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         const created = result.events[0]!;
-        ctx.status = 201;
-        ctx.body = { data: labelJson(await labelOr404(deps, created.data.labelId, String(created.data.labelId))) };
+        return { data: labelJson(await labelOr404(deps, created.data.labelId, String(created.data.labelId))) };
       },
     }),
     route({
       method: 'GET',
       path: '/v1/dataset_labels/:label_id',
-      handler: async ({ ctx }) => {
-        ctx.body = { data: labelJson(await labelOr404(deps, labelIdOf(ctx.params.label_id!, 'path.label_id'), ctx.params.label_id!)) };
+      responses: { 200: dataOf(labelSchema) },
+      handler: async ({ params }) => {
+        return { data: labelJson(await labelOr404(deps, labelIdOf(params.label_id, 'path.label_id'), params.label_id)) };
       },
     }),
     route({
       method: 'PATCH',
       path: '/v1/dataset_labels/:label_id',
       body: labelPatchBody,
-      handler: async ({ ctx, body, command }) => {
-        const label = await labelOr404(deps, labelIdOf(ctx.params.label_id!, 'path.label_id'), ctx.params.label_id!);
+      responses: { 200: dataOf(labelSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const label = await labelOr404(deps, labelIdOf(params.label_id, 'path.label_id'), params.label_id);
         if (body.name == null && body.color == null && body.description === undefined)
           throw new HttpError(422, 'invalid_body', 'body: nothing to update (name, color or description)');
         const next = {
@@ -130,73 +140,75 @@ export const datasetLabelRoutes = (deps: AppDeps): RouteDef[] => {
           color: (body.color ?? label.color).toLowerCase(),
           description: body.description === undefined ? label.description : body.description,
         };
-        await command(() =>
-          changeDatasetLabels(deps.store, { type: 'UpdateDatasetLabel', labelId: label.id, label: next }, commandContextOf(ctx)),
-        );
-        ctx.body = { data: labelJson(await labelOr404(deps, label.id, ctx.params.label_id!)) };
+        await command(() => changeDatasetLabels(deps.store, { type: 'UpdateDatasetLabel', labelId: label.id, label: next }, context));
+        return { data: labelJson(await labelOr404(deps, label.id, params.label_id)) };
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/dataset_labels/:label_id',
-      handler: async ({ ctx, command }) => {
-        const label = await labelOr404(deps, labelIdOf(ctx.params.label_id!, 'path.label_id'), ctx.params.label_id!);
-        await command(() => changeDatasetLabels(deps.store, { type: 'DeleteDatasetLabel', labelId: label.id }, commandContextOf(ctx)));
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const label = await labelOr404(deps, labelIdOf(params.label_id, 'path.label_id'), params.label_id);
+        await command(() => changeDatasetLabels(deps.store, { type: 'DeleteDatasetLabel', labelId: label.id }, context));
       },
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:dataset_identifier/labels',
-      handler: async ({ ctx }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-        ctx.body = { data: (await labelsOfDataset(deps.pool, dataset.dataset_id)).map(labelJson) };
+      responses: { 200: listOf(labelSchema) },
+      handler: async ({ params }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
+        return { data: (await labelsOfDataset(deps.pool, dataset.dataset_id)).map(labelJson) };
       },
     }),
     route({
       method: 'PUT',
       path: '/v1/datasets/:dataset_identifier/labels',
       body: datasetLabelIdsBody,
-      handler: async ({ ctx, body, command }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
+      responses: { 200: listOf(labelSchema) },
+      handler: async ({ body, command, params }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
         const ids = body.dataset_label_ids.map((raw, i) => labelIdOf(raw, `body.dataset_label_ids.${i}`));
         for (const [i, id] of ids.entries()) await labelOr404(deps, id, body.dataset_label_ids[i]!);
-        await setLabels(ctx, deps, command, dataset, ids);
+        return await setLabels(deps, command, dataset, ids);
       },
     }),
     route({
       method: 'PUT',
       path: '/v1/datasets/:dataset_identifier/labels/:label_id',
-      handler: async ({ ctx, command }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-        const label = await labelOr404(deps, labelIdOf(ctx.params.label_id!, 'path.label_id'), ctx.params.label_id!);
+      responses: { 200: listOf(labelSchema) },
+      handler: async ({ command, params }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
+        const label = await labelOr404(deps, labelIdOf(params.label_id, 'path.label_id'), params.label_id);
         const current = (await labelsOfDataset(deps.pool, dataset.dataset_id)).map((l) => l.id);
-        await setLabels(ctx, deps, command, dataset, [...current, label.id]);
+        return await setLabels(deps, command, dataset, [...current, label.id]);
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/datasets/:dataset_identifier/labels/:label_id',
-      handler: async ({ ctx, command }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-        const labelId = labelIdOf(ctx.params.label_id!, 'path.label_id');
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
+        const labelId = labelIdOf(params.label_id, 'path.label_id');
         const current = (await labelsOfDataset(deps.pool, dataset.dataset_id)).map((l) => l.id);
         await command(() =>
           changeDataset(
             deps.store,
             { type: 'SetDatasetLabels', datasetId: dataset.dataset_id, labelIds: current.filter((id) => id !== labelId) },
-            commandContextOf(ctx),
+            context,
           ),
         );
-        ctx.status = 204;
       },
     }),
     route({
       method: 'POST',
       path: '/v1/datasets/:dataset_identifier/splits',
       body: splitBody,
-      handler: async ({ ctx, body, command }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
+      responses: { 201: dataOf(splitSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
         const examples = await exampleUuids(deps, dataset, body.example_ids ?? [], 'example_ids');
         const split: DatasetSplitData = {
           name: body.name,
@@ -205,24 +217,24 @@ export const datasetLabelRoutes = (deps: AppDeps): RouteDef[] => {
           metadata: (body.metadata ?? {}) as JsonObject,
         };
         const result = await command(() =>
-          changeDatasetSplits(deps.store, { type: 'CreateDatasetSplits', splits: [split], ifAbsent: false }, commandContextOf(ctx)),
+          changeDatasetSplits(deps.store, { type: 'CreateDatasetSplits', splits: [split], ifAbsent: false }, context),
         );
         const splitId = (result.events[0] as { data: { splitId: number } }).data.splitId;
         if (examples.length > 0)
           await command(() =>
-            changeDatasetSplits(deps.store, { type: 'ChangeSplitExamples', splitId, added: examples, removed: [] }, commandContextOf(ctx)),
+            changeDatasetSplits(deps.store, { type: 'ChangeSplitExamples', splitId, added: examples, removed: [] }, context),
           );
-        ctx.status = 201;
-        ctx.body = { data: splitJson(await splitOf(deps, dataset, toGlobalId('DatasetSplit', String(splitId)))) };
+        return { data: splitJson(await splitOf(deps, dataset, toGlobalId('DatasetSplit', String(splitId)))) };
       },
     }),
     route({
       method: 'PATCH',
       path: '/v1/datasets/:dataset_identifier/splits/:split_id',
       body: splitPatchBody,
-      handler: async ({ ctx, body, command }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-        const split = await splitOf(deps, dataset, ctx.params.split_id!);
+      responses: { 200: dataOf(splitSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
+        const split = await splitOf(deps, dataset, params.split_id);
         const added = await exampleUuids(deps, dataset, body.add_example_ids ?? [], 'add_example_ids');
         const removed = await exampleUuids(deps, dataset, body.remove_example_ids ?? [], 'remove_example_ids');
         const next: DatasetSplitData = {
@@ -231,24 +243,20 @@ export const datasetLabelRoutes = (deps: AppDeps): RouteDef[] => {
           color: (body.color ?? split.color).toLowerCase(),
           metadata: (body.metadata ?? split.metadata) as JsonObject,
         };
-        await command(() =>
-          changeDatasetSplits(deps.store, { type: 'UpdateDatasetSplit', splitId: split.id, split: next }, commandContextOf(ctx)),
-        );
+        await command(() => changeDatasetSplits(deps.store, { type: 'UpdateDatasetSplit', splitId: split.id, split: next }, context));
         if (added.length + removed.length > 0)
-          await command(() =>
-            changeDatasetSplits(deps.store, { type: 'ChangeSplitExamples', splitId: split.id, added, removed }, commandContextOf(ctx)),
-          );
-        ctx.body = { data: splitJson(await splitOf(deps, dataset, toGlobalId('DatasetSplit', String(split.id)))) };
+          await command(() => changeDatasetSplits(deps.store, { type: 'ChangeSplitExamples', splitId: split.id, added, removed }, context));
+        return { data: splitJson(await splitOf(deps, dataset, toGlobalId('DatasetSplit', String(split.id)))) };
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/datasets/:dataset_identifier/splits/:split_id',
-      handler: async ({ ctx, command }) => {
-        const dataset = await datasetByIdentifier(deps, ctx.params.dataset_identifier!);
-        const split = await splitOf(deps, dataset, ctx.params.split_id!);
-        await command(() => changeDatasetSplits(deps.store, { type: 'DeleteDatasetSplit', splitId: split.id }, commandContextOf(ctx)));
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const dataset = await datasetByIdentifier(deps, params.dataset_identifier);
+        const split = await splitOf(deps, dataset, params.split_id);
+        await command(() => changeDatasetSplits(deps.store, { type: 'DeleteDatasetSplit', splitId: split.id }, context));
       },
     }),
   ];

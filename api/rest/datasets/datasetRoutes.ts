@@ -1,7 +1,6 @@
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import type Koa from 'koa';
 import { z } from 'zod';
 import { changeDataset } from '../../../domain/datasets/changeDataset.ts';
 import { uploadDataset, type NewExample } from '../../../domain/datasets/uploadDataset.ts';
@@ -15,17 +14,28 @@ import {
   listDatasetVersions,
 } from '../../../projections/datasets/datasetQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { describeIssues } from '../../http/parseBody.ts';
-import { routeKit } from '../../http/restRoute.ts';
+import { type RawUpload, type RestRequest, routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { boolParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
-import { datasetGid, datasetJson, exampleJson, uploadBody, versionGid, versionWithChangesJson } from './datasetJson.ts';
+import {
+  datasetGid,
+  datasetJson,
+  datasetSchema,
+  exampleJson,
+  examplesSchema,
+  uploadBody,
+  versionGid,
+  versionWithChangesJson,
+  versionWithChangesSchema,
+} from './datasetJson.ts';
 import { datasetById, splitsOf, versionOf } from './resolveDataset.ts';
 import { shown } from '../../http/httpError.ts';
 import { csvExamples, jsonlExamples, listedExamples, type UploadKeys } from './uploadParsers.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, pageOf } from '../../http/responseSchemas.ts';
 
 const ACTIONS = ['create', 'append', 'update'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -37,10 +47,10 @@ const actionOf = (raw: string | undefined): Action => {
   return action as Action;
 };
 
-const readJson = async (ctx: Koa.Context, limit: number): Promise<unknown> => {
+const readJson = async (upload: RawUpload, limit: number): Promise<unknown> => {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const part of ctx.req as AsyncIterable<Buffer>) {
+  for await (const part of upload.stream as AsyncIterable<Buffer>) {
     size += part.length;
     if (size > limit) throw new HttpError(413, 'request_too_large', `Request body exceeds ${limit} bytes`);
     parts.push(part);
@@ -79,11 +89,11 @@ type UploadBody = z.infer<typeof uploadBody>;
 type Form = { readonly fields: Map<string, string[]>; readonly file: { stream: Readable; mimeType: string; filename: string } | null };
 
 /** The form's fields up to its file part; the file is left to stream. Fields after the file are not read. */
-const readForm = (ctx: Koa.Context): Promise<Form> =>
+const readForm = (upload: RawUpload): Promise<Form> =>
   new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 10_000, fieldSize: 1024 * 1024 } });
+      parser = busboy({ headers: upload.stream.headers, limits: { files: 1, fields: 10_000, fieldSize: 1024 * 1024 } });
     } catch (error) {
       reject(new HttpError(400, 'malformed_multipart', `Request body is not valid multipart/form-data: ${(error as Error).message}`));
       return;
@@ -102,15 +112,15 @@ const readForm = (ctx: Koa.Context): Promise<Form> =>
     parser.on('error', (error) =>
       reject(new HttpError(400, 'malformed_multipart', `Request body is not valid multipart/form-data: ${(error as Error).message}`)),
     );
-    ctx.req.pipe(parser);
+    upload.stream.pipe(parser);
   });
 
 const one = (form: Form, name: string): string | null => form.fields.get(name)?.at(-1) ?? null;
 
 type Upload = { action: Action; name: string; description: string | null; chunks: AsyncIterable<readonly NewExample[]> };
 
-const uploadFromForm = async (ctx: Koa.Context): Promise<Upload> => {
-  const form = await readForm(ctx);
+const uploadFromForm = async (upload: RawUpload): Promise<Upload> => {
+  const form = await readForm(upload);
   const name = one(form, 'name');
   if (name === null) throw new HttpError(422, 'invalid_body', 'body.name: Required (a form field before the file)');
   const action = actionOf(one(form, 'action') ?? undefined);
@@ -141,8 +151,8 @@ const uploadFromForm = async (ctx: Koa.Context): Promise<Upload> => {
   return { action, name, description: one(form, 'description') ?? filename, chunks };
 };
 
-const uploadFromJson = async (ctx: Koa.Context, deps: AppDeps): Promise<Upload> => {
-  const raw = await readJson(ctx, deps.settings.maxRequestBytes);
+const uploadFromJson = async (upload: RawUpload, deps: AppDeps): Promise<Upload> => {
+  const raw = await readJson(upload, deps.settings.maxRequestBytes);
   const parsed = uploadBody.safeParse(raw);
   if (!parsed.success) throw new HttpError(422, 'invalid_body', describeIssues('body', parsed.error));
   const action = actionOf(parsed.data.action);
@@ -154,13 +164,30 @@ const uploadFromJson = async (ctx: Koa.Context, deps: AppDeps): Promise<Upload> 
   };
 };
 
-const upload = async (ctx: Koa.Context, deps: AppDeps, sync: boolean): Promise<void> => {
-  const type = (ctx.get('content-type') || '').split(';')[0]!.trim().toLowerCase();
+/** What an upload answers: nothing to wait for (`null`, the reference's async answer), or what it made. */
+const uploadAnswer = z
+  .object({
+    data: z.object({
+      dataset_id: z.string(),
+      version_id: z.string(),
+      num_created_examples: z.number(),
+      num_updated_examples: z.number(),
+      num_deleted_examples: z.number(),
+    }),
+  })
+  .nullable();
+
+const upload = async (
+  deps: AppDeps,
+  sync: boolean,
+  { body, headers, context, settle }: Pick<RestRequest<unknown, unknown, RawUpload>, 'body' | 'headers' | 'context' | 'settle'>,
+): Promise<z.input<typeof uploadAnswer>> => {
+  const type = (headers['content-type'] || '').split(';')[0]!.trim().toLowerCase();
   if (type === '') throw new HttpError(400, 'missing_content_type', 'Content-Type is required (application/json or multipart/form-data)');
   if (type !== 'application/json' && type !== 'multipart/form-data')
     throw new HttpError(415, 'unsupported_media_type', `Content-Type "${type}" is not supported (application/json or multipart/form-data)`);
   try {
-    const input = type === 'application/json' ? await uploadFromJson(ctx, deps) : await uploadFromForm(ctx);
+    const input = type === 'application/json' ? await uploadFromJson(body, deps) : await uploadFromForm(body);
     const existing = await findDataset(deps.pool, { name: input.name });
     if (existing !== null && input.action === 'create')
       throw new HttpError(409, 'dataset_exists', `A dataset named "${input.name}" already exists.`);
@@ -173,21 +200,17 @@ const upload = async (ctx: Koa.Context, deps: AppDeps, sync: boolean): Promise<v
         chunks: input.chunks,
         spoolDir: tmpdir(),
       },
-      commandContextOf(ctx),
+      context,
     );
     // The read model takes a large upload in as one batch: allow it time in proportion (100,000 examples: ~65 s).
-    if (result.position !== null) await deps.runner.waitFor(result.position, 5_000 + result.staged * 0.6);
-    if (!sync) {
-      ctx.body = 'null';
-      ctx.type = 'application/json';
-      return;
-    }
+    await settle(result, { timeoutMs: 5_000 + result.staged * 0.6 });
+    if (!sync) return null;
     const dataset = await findDataset(deps.pool, { datasetId: result.datasetId });
     const version =
       (await findDatasetVersion(deps.pool, { versionId: result.versionId })) ??
       (await findDatasetVersion(deps.pool, { latestOf: result.datasetId }));
     if (dataset === null || version === null) throw new HttpError(404, 'dataset_not_found', `Dataset ${shown(input.name)} not found`);
-    ctx.body = {
+    return {
       data: {
         dataset_id: datasetGid(dataset.id),
         version_id: versionGid(version.id),
@@ -198,7 +221,7 @@ const upload = async (ctx: Koa.Context, deps: AppDeps, sync: boolean): Promise<v
     };
   } catch (error) {
     // Whatever was left of the body is drained, so the answer reaches the client.
-    ctx.req.resume();
+    body.stream.resume();
     throw error;
   }
 };
@@ -211,8 +234,9 @@ export const datasetRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/datasets',
       query: z.object({ cursor: single, name: single, limit: limitParam(10) }),
-      handler: async ({ ctx, query: q }) => {
-        ctx.body = page(
+      responses: { 200: pageOf(datasetSchema) },
+      handler: async ({ query: q }) => {
+        return page(
           await listDatasets(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit, name: q.name ?? null }),
           q.limit,
           byRowid('Dataset'),
@@ -225,44 +249,48 @@ export const datasetRoutes = (deps: AppDeps): RouteDef[] => {
       path: '/v1/datasets/upload',
       query: z.object({ sync: boolParam(false) }),
       body: 'raw',
-      handler: ({ ctx, query }) => upload(ctx, deps, query.sync),
+      responses: { 200: uploadAnswer },
+      handler: (request) => upload(deps, request.query.sync, request),
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:id',
-      handler: async ({ ctx }) => {
-        ctx.body = { data: datasetJson(await datasetById(deps, ctx.params.id!)) };
+      responses: { 200: dataOf(datasetSchema) },
+      handler: async ({ params }) => {
+        return { data: datasetJson(await datasetById(deps, params.id)) };
       },
     }),
     route({
       method: 'DELETE',
       path: '/v1/datasets/:id',
-      handler: async ({ ctx, command }) => {
-        const dataset = await datasetById(deps, ctx.params.id!);
-        await command(() => changeDataset(deps.store, { type: 'DeleteDataset', datasetId: dataset.dataset_id }, commandContextOf(ctx)));
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const dataset = await datasetById(deps, params.id);
+        await command(() => changeDataset(deps.store, { type: 'DeleteDataset', datasetId: dataset.dataset_id }, context));
       },
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:id/versions',
       query: z.object({ cursor: single, limit: limitParam(10) }),
-      handler: async ({ ctx, query: q }) => {
-        const dataset = await datasetById(deps, ctx.params.id!);
+      responses: { 200: pageOf(versionWithChangesSchema) },
+      handler: async ({ query: q, params }) => {
+        const dataset = await datasetById(deps, params.id);
         const rows = await listDatasetVersions(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
-        ctx.body = page(rows, q.limit, byRowid('DatasetVersion'), versionWithChangesJson);
+        return page(rows, q.limit, byRowid('DatasetVersion'), versionWithChangesJson);
       },
     }),
     route({
       method: 'GET',
       path: '/v1/datasets/:id/examples',
       query: z.object({ version_id: single, split: repeated }),
-      handler: async ({ ctx, query: q }) => {
-        const dataset = await datasetById(deps, ctx.params.id!);
+      responses: { 200: dataOf(examplesSchema) },
+      handler: async ({ query: q, params }) => {
+        const dataset = await datasetById(deps, params.id);
         const version = await versionOf(deps, dataset, q.version_id);
         const splits = await splitsOf(deps, dataset.dataset_id, q.split);
         const rows = await examplesAtVersion(deps.pool, { datasetId: dataset.dataset_id, versionRow: version.id, splitIds: splits.ids });
-        ctx.body = {
+        return {
           data: {
             dataset_id: datasetGid(dataset.id),
             version_id: versionGid(version.id),

@@ -14,8 +14,10 @@ import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { datasetById } from '../datasets/resolveDataset.ts';
 import { EVALUATOR_TYPES } from './evaluatorJson.ts';
+import { datasetEvaluatorSchema } from './projectEvaluatorJson.ts';
 import { changeWithFields } from './evaluatorRoutes.ts';
 import { resolveEvaluatorField } from './resolveEvaluator.ts';
+import { dataOf, listOf } from '../../http/responseSchemas.ts';
 
 /** The reference's name for an evaluator used on a dataset. */
 export const DATASET_EVALUATOR_TYPE = 'DatasetEvaluator';
@@ -63,6 +65,7 @@ export const datasetEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/datasets/:id/evaluators',
+      responses: { 200: listOf(datasetEvaluatorSchema) },
       handler: async ({ params }) => {
         const dataset = await datasetById(deps, params.id!);
         return { data: await Promise.all((await listDatasetEvaluators(deps.pool, dataset.dataset_id)).map((r) => render(r, dataset.id))) };
@@ -73,11 +76,12 @@ export const datasetEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/datasets/:id/evaluators',
       body,
-      handler: async ({ ctx, params, body: b, command }) => {
+      responses: { 200: dataOf(datasetEvaluatorSchema) },
+      handler: async ({ params, body: b, command, context }) => {
         const dataset = await datasetById(deps, params.id!);
         const evaluator = await resolveEvaluatorField(deps.pool, b.evaluator_id, 'body.evaluator_id');
         const { events } = await command(() =>
-          changeWithFields(ctx, deps, {
+          changeWithFields(context, deps, {
             type: 'AttachDatasetEvaluator',
             evaluatorId: evaluator.id,
             datasetId: dataset.dataset_id,
@@ -95,11 +99,12 @@ export const datasetEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/datasets/:id/evaluators/:dataset_evaluator_id',
-      handler: async ({ ctx, params, command }) => {
+      responses: { 200: dataOf(datasetEvaluatorSchema) },
+      handler: async ({ params, command, context }) => {
         const dataset = await datasetById(deps, params.id!);
         const row = await resolve(dataset.dataset_id, params.dataset_evaluator_id!);
         const shown = await render(row, dataset.id);
-        await command(() => changeWithFields(ctx, deps, { type: 'DetachDatasetEvaluator', datasetEvaluatorId: row.id }));
+        await command(() => changeWithFields(context, deps, { type: 'DetachDatasetEvaluator', datasetEvaluatorId: row.id }));
         return { data: shown };
       },
     }),

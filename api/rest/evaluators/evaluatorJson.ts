@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTime } from '../../http/responseSchemas.ts';
 import type { EvaluatorDefinition, EvaluatorKind } from '../../../domain/evaluators/evaluatorDefinition.ts';
 import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { EvaluatorRow } from '../../../projections/evaluators/evaluatorQueries.ts';
@@ -87,6 +88,14 @@ export const definitionJson = (d: EvaluatorDefinition): Record<string, unknown> 
       return { ...base, built_in: d.builtIn, parameters: d.parameters };
   }
 };
+
+/** `evaluatorJson`'s shape: the definition's own fields (name, kind, ...) depend on its kind (`definitionJson`) and pass unchecked. */
+export const evaluatorSchema = z.object({
+  id: z.string(),
+  version: z.number(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
 
 export const evaluatorJson = (row: EvaluatorRow) => ({
   id: globalIdOf(EVALUATOR_TYPES[row.kind as EvaluatorKind] ?? 'Evaluator', row.id),

@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import { changeEvaluators } from '../../../domain/evaluators/changeEvaluators.ts';
 import type { EvaluatorCommand } from '../../../domain/evaluators/commands.ts';
@@ -11,7 +10,6 @@ import {
   recentEvaluationFailures,
 } from '../../../projections/evaluators/evaluatorQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { refusedAt } from '../../http/httpErrorOf.ts';
 import { cursorOf, page } from '../../http/page.ts';
@@ -19,15 +17,17 @@ import { describeIssues } from '../../http/parseBody.ts';
 import { limitParam, single } from '../../http/queryParams.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { definitionFromJson, definitionJson, evaluatorBody, evaluatorJson } from './evaluatorJson.ts';
+import { definitionFromJson, definitionJson, evaluatorBody, evaluatorJson, evaluatorSchema } from './evaluatorJson.ts';
 import { resolveEvaluator } from './resolveEvaluator.ts';
+import type { CommandContext } from '../../../domain/handleCommand.ts';
+import { dataOf, pageOf, isoTime } from '../../http/responseSchemas.ts';
 
 const pageQuery = z.object({ cursor: single, limit: limitParam(100) });
 
 /** Runs an evaluator command; a broken rule of a field is a 422 naming `body.<field>`. */
-export const changeWithFields = async (ctx: Koa.Context, deps: AppDeps, command: EvaluatorCommand) => {
+export const changeWithFields = async (context: CommandContext, deps: AppDeps, command: EvaluatorCommand) => {
   try {
-    return await changeEvaluators(deps.store, command, commandContextOf(ctx));
+    return await changeEvaluators(deps.store, command, context);
   } catch (error) {
     throw refusedAt('body.', error);
   }
@@ -47,6 +47,20 @@ const rowAfter = async (deps: AppDeps, id: number) => {
 };
 
 /** `/v1/evaluators`: LLM, code and built-in evaluators, each change a new version. */
+const failuresSchema = z.object({
+  data: z.array(
+    z.object({
+      target: z.string(),
+      target_id: z.string(),
+      version: z.number(),
+      error: z.string(),
+      attempts: z.number(),
+      failed_at: isoTime,
+    }),
+  ),
+  total: z.number(),
+});
+
 export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
   const route = routeKit(deps);
   return [
@@ -54,6 +68,7 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/evaluators',
       query: pageQuery,
+      responses: { 200: pageOf(evaluatorSchema) },
       handler: async ({ query: q }) =>
         page(
           await listEvaluators(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }),
@@ -67,10 +82,11 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/evaluators',
       body: evaluatorBody,
-      handler: async ({ ctx, body, command }) => {
+      responses: { 200: dataOf(evaluatorSchema) },
+      handler: async ({ body, command, context }) => {
         const definition = definitionFromJson(body);
         await checkCode(deps, definition);
-        const { events } = await command(() => changeWithFields(ctx, deps, { type: 'CreateEvaluator', definition }));
+        const { events } = await command(() => changeWithFields(context, deps, { type: 'CreateEvaluator', definition }));
         const created = events.find((e) => isEventOf(e, ['EvaluatorCreated']))!;
         return { data: evaluatorJson(await rowAfter(deps, created.data.evaluatorId)) };
       },
@@ -79,6 +95,7 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/evaluators/:evaluator_identifier',
+      responses: { 200: dataOf(evaluatorSchema) },
       handler: async ({ params }) => ({ data: evaluatorJson(await resolveEvaluator(deps.pool, params.evaluator_identifier!)) }),
     }),
 
@@ -86,8 +103,9 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/evaluators/:evaluator_id',
       body: 'json',
-      handler: async ({ ctx, body, command }) => {
-        const existing = await resolveEvaluator(deps.pool, ctx.params.evaluator_id!);
+      responses: { 200: dataOf(evaluatorSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const existing = await resolveEvaluator(deps.pool, params.evaluator_id);
         if (body === null || typeof body !== 'object' || Array.isArray(body))
           throw new HttpError(422, 'invalid_body', 'body: expected an object of the fields to change');
         // The fields sent replace the stored ones; the result must be a whole, valid evaluator.
@@ -98,7 +116,7 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
         if (!merged.success) throw new HttpError(422, 'invalid_body', describeIssues('body', merged.error));
         const definition = definitionFromJson(merged.data);
         await checkCode(deps, definition);
-        await command(() => changeWithFields(ctx, deps, { type: 'UpdateEvaluator', evaluatorId: existing.id, definition }));
+        await command(() => changeWithFields(context, deps, { type: 'UpdateEvaluator', evaluatorId: existing.id, definition }));
         return { data: evaluatorJson(await rowAfter(deps, existing.id)) };
       },
     }),
@@ -106,9 +124,10 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/evaluators/:evaluator_id',
-      handler: async ({ ctx, command }) => {
-        const existing = await resolveEvaluator(deps.pool, ctx.params.evaluator_id!);
-        await command(() => changeWithFields(ctx, deps, { type: 'DeleteEvaluator', evaluatorId: existing.id }));
+      responses: { 200: dataOf(evaluatorSchema) },
+      handler: async ({ command, params, context }) => {
+        const existing = await resolveEvaluator(deps.pool, params.evaluator_id);
+        await command(() => changeWithFields(context, deps, { type: 'DeleteEvaluator', evaluatorId: existing.id }));
         return { data: evaluatorJson(existing) };
       },
     }),
@@ -117,8 +136,9 @@ export const evaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/evaluators/:evaluator_id/failures',
       query: z.object({ limit: limitParam(50, 1000) }),
-      handler: async ({ ctx, query }) => {
-        const existing = await resolveEvaluator(deps.pool, ctx.params.evaluator_id!);
+      responses: { 200: failuresSchema },
+      handler: async ({ query, params }) => {
+        const existing = await resolveEvaluator(deps.pool, params.evaluator_id);
         const rows = await recentEvaluationFailures(deps.pool, existing.id, query.limit);
         return {
           data: rows.map((r) => ({

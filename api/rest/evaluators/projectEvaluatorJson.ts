@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTime } from '../../http/responseSchemas.ts';
 import { EVALUATION_TARGETS, type EvaluationTarget, type ProjectEvaluatorSettings } from '../../../domain/evaluators/events.ts';
 import type { JsonObject } from '../../../domain/base/jsonValue.ts';
 import type { ProjectEvaluatorRow } from '../../../projections/evaluators/evaluatorQueries.ts';
@@ -81,6 +82,36 @@ export const patchedSettings = (s: ProjectEvaluatorSettings, p: z.infer<typeof p
 });
 
 /** `projectId` is the project's GlobalID (the row knows its uuid only). */
+const inputMappingSchema = z.object({ path_mapping: z.record(z.string(), z.string()), literal_mapping: z.record(z.string(), z.unknown()) });
+
+/** `projectEvaluatorJson`'s shape. */
+export const projectEvaluatorSchema = z.object({
+  id: z.string(),
+  evaluator_id: z.string(),
+  evaluator_name: z.string(),
+  project_id: z.string(),
+  target: z.string(),
+  sampling_rate: z.number(),
+  filter: z.string(),
+  input_mapping: inputMappingSchema,
+  annotation_name: z.string(),
+  delay_seconds: z.number(),
+  enabled: z.boolean(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+
+/** A dataset's evaluator as `/v1/datasets/{id}/evaluators` shows it. */
+export const datasetEvaluatorSchema = z.object({
+  id: z.string(),
+  dataset_id: z.string(),
+  evaluator_id: z.string(),
+  evaluator_name: z.string().nullable(),
+  annotation_name: z.string().nullable(),
+  input_mapping: inputMappingSchema,
+  created_at: isoTime,
+});
+
 export const projectEvaluatorJson = (
   row: ProjectEvaluatorRow,
   evaluator: { readonly kind: string; readonly name: string },

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ProjectEvaluatorSettings } from '../../../domain/evaluators/events.ts';
 import { FilterError } from '../../../domain/filters/filterSyntax.ts';
 import { isEventOf } from '../../../domain/loupeEvent.ts';
@@ -22,9 +23,11 @@ import {
   projectEvaluatorJson,
   projectEvaluatorPatch,
   settingsFromJson,
+  projectEvaluatorSchema,
   settingsOfRow,
 } from './projectEvaluatorJson.ts';
 import { resolveEvaluatorField, resolveProjectEvaluator } from './resolveEvaluator.ts';
+import { dataOf, listOf } from '../../http/responseSchemas.ts';
 
 /** The filter must compile for its target (names and types, not only syntax): a 422 naming `body.filter` otherwise. */
 const checkFilter = (settings: ProjectEvaluatorSettings) => {
@@ -53,6 +56,7 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/evaluators',
+      responses: { 200: listOf(projectEvaluatorSchema) },
       handler: async ({ params, requireProject }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const rows = await listProjectEvaluators(deps.pool, project.project_id);
@@ -64,13 +68,14 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/evaluators',
       body: projectEvaluatorBody,
-      handler: async ({ ctx, params, body, command, requireProject }) => {
+      responses: { 200: dataOf(projectEvaluatorSchema) },
+      handler: async ({ params, body, command, requireProject, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const evaluator = await resolveEvaluatorField(deps.pool, body.evaluator_id, 'body.evaluator_id');
         const settings = settingsFromJson(body);
         checkFilter(settings);
         const { events } = await command(() =>
-          changeWithFields(ctx, deps, {
+          changeWithFields(context, deps, {
             type: 'AttachProjectEvaluator',
             evaluatorId: evaluator.id,
             projectId: project.project_id,
@@ -85,6 +90,7 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id',
+      responses: { 200: dataOf(projectEvaluatorSchema) },
       handler: async ({ params, requireProject }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return {
@@ -97,12 +103,13 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id',
       body: projectEvaluatorPatch,
-      handler: async ({ ctx, params, body, command, requireProject }) => {
+      responses: { 200: dataOf(projectEvaluatorSchema) },
+      handler: async ({ params, body, command, requireProject, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const existing = await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!);
         const settings = patchedSettings(settingsOfRow(existing), body);
         checkFilter(settings);
-        await command(() => changeWithFields(ctx, deps, { type: 'ChangeProjectEvaluator', attachmentId: existing.id, settings }));
+        await command(() => changeWithFields(context, deps, { type: 'ChangeProjectEvaluator', attachmentId: existing.id, settings }));
         return { data: await render(await after(existing.id), project.id) };
       },
     }),
@@ -110,11 +117,12 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id',
-      handler: async ({ ctx, params, command, requireProject }) => {
+      responses: { 200: dataOf(projectEvaluatorSchema) },
+      handler: async ({ params, command, requireProject, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const existing = await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!);
         const shown = await render(existing, project.id);
-        await command(() => changeWithFields(ctx, deps, { type: 'DetachProjectEvaluator', attachmentId: existing.id }));
+        await command(() => changeWithFields(context, deps, { type: 'DetachProjectEvaluator', attachmentId: existing.id }));
         return { data: shown };
       },
     }),
@@ -123,18 +131,26 @@ export const projectEvaluatorRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/evaluators/:project_evaluator_id/backfill',
       body: backfillBody,
-      handler: async ({ ctx, params, body, command, requireProject }) => {
+      responses: {
+        202: dataOf(
+          z.object({
+            project_evaluator_id: z.string(),
+            start_time: z.string().nullable().optional(),
+            end_time: z.string().nullable().optional(),
+          }),
+        ),
+      },
+      handler: async ({ params, body, command, requireProject, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const existing = await resolveProjectEvaluator(deps.pool, project.project_id, params.project_evaluator_id!);
         await command(() =>
-          changeWithFields(ctx, deps, {
+          changeWithFields(context, deps, {
             type: 'BackfillProjectEvaluator',
             attachmentId: existing.id,
             startTime: body.start_time,
             endTime: body.end_time,
           }),
         );
-        ctx.status = 202;
         return {
           data: { project_evaluator_id: globalIdOf('ProjectEvaluator', existing.id), start_time: body.start_time, end_time: body.end_time },
         };

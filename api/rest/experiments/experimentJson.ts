@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTime } from '../../http/responseSchemas.ts';
 import type { ExperimentTagRow } from '../../../projections/datasets/datasetQueries.ts';
 import type {
   ExperimentEvaluationRow,
@@ -6,12 +7,64 @@ import type {
   ExperimentRunRow,
   IncompleteRunRow,
 } from '../../../projections/experiments/experimentQueries.ts';
-import { costJson } from '../../http/costJson.ts';
+import { costJson, costSchema } from '../../http/costJson.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 
 export const experimentGid = (rowid: number): string => toGlobalId('Experiment', String(rowid));
 export const runGid = (rowid: number): string => toGlobalId('ExperimentRun', String(rowid));
+
+/** The shapes of this file's `*Json` functions, as the routes declare them. */
+export const experimentSchema = z.object({
+  id: z.string(),
+  dataset_id: z.string(),
+  dataset_version_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  repetitions: z.number(),
+  metadata: z.unknown(),
+  project_name: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+  example_count: z.number(),
+  successful_run_count: z.number(),
+  failed_run_count: z.number(),
+  missing_run_count: z.number(),
+  cost: costSchema,
+});
+export const runSchema = z.object({
+  id: z.string(),
+  experiment_id: z.string(),
+  dataset_example_id: z.string(),
+  output: z.unknown(),
+  repetition_number: z.number(),
+  start_time: isoTime,
+  end_time: isoTime,
+  trace_id: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export const runExampleSchema = z.object({
+  id: z.string(),
+  node_id: z.string(),
+  input: z.unknown(),
+  output: z.unknown(),
+  metadata: z.unknown(),
+  updated_at: isoTime,
+  source: z.null(),
+});
+export const tagSchema = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
+export const evaluationSchema = z.object({
+  name: z.string(),
+  annotator_kind: z.string(),
+  label: z.string().nullable(),
+  score: z.number().nullable(),
+  explanation: z.string().nullable(),
+  error: z.string().nullable(),
+  metadata: z.unknown(),
+  trace_id: z.string().nullable(),
+  start_time: isoTime,
+  end_time: isoTime,
+});
 
 export const experimentJson = (row: ExperimentRow) => {
   const expected = row.example_count * row.repetitions;

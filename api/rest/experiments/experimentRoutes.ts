@@ -19,7 +19,6 @@ import {
   type ExperimentRow,
 } from '../../../projections/experiments/experimentQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { refusedAt } from '../../http/httpErrorOf.ts';
@@ -31,20 +30,27 @@ import { byRowid, cursorOf, page } from '../../http/page.ts';
 import { datasetById, splitsOf, versionOf } from '../datasets/resolveDataset.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
-import { costJson } from '../../http/costJson.ts';
+import { costJson, costSchema } from '../../http/costJson.ts';
 import {
   createExperimentBody,
   createRunBody,
   evaluationBody,
   evaluationJson,
+  evaluationSchema,
   experimentJson,
+  experimentSchema,
   patchExperimentBody,
   runExampleJson,
+  runExampleSchema,
   runGid,
   runJson,
+  runSchema,
   tagBody,
   tagJson,
+  tagSchema,
 } from './experimentJson.ts';
+import { NO_CONTENT, answer, raw, rawBody, attachmentNamed } from '../../http/answer.ts';
+import { dataOf, listOf, pageOf, isoTime } from '../../http/responseSchemas.ts';
 
 /** An experiment by GlobalID: 422 when `raw` is none, 404 when unknown. */
 const experimentById = async (deps: AppDeps, raw: string): Promise<ExperimentRow> => {
@@ -69,6 +75,25 @@ const csvCell = (v: unknown): string => {
 };
 
 /** The reference's `experiments` routes: experiments, runs, resume, evaluations, exports. */
+const idOnly = z.object({ data: z.object({ id: z.string() }) });
+/** `GET /v1/experiments/{id}/json`: one entry per run, its example and evaluations beside it. */
+const exportedRun = z.object({
+  example_id: z.string(),
+  repetition_number: z.number(),
+  input: z.unknown(),
+  reference_output: z.unknown(),
+  output: z.unknown(),
+  error: z.string().nullable(),
+  latency_ms: z.number(),
+  start_time: isoTime,
+  end_time: isoTime,
+  trace_id: z.string().nullable(),
+  prompt_token_count: z.number().nullable(),
+  completion_token_count: z.number().nullable(),
+  cost: costSchema,
+  annotations: z.array(evaluationSchema),
+});
+
 export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
   const route = routeKit(deps);
   return [
@@ -76,8 +101,9 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/datasets/:dataset_id/experiments',
       body: createExperimentBody,
-      handler: async ({ ctx, body, command }) => {
-        const dataset = await datasetById(deps, ctx.params.dataset_id!, 'dataset_id');
+      responses: { 200: dataOf(experimentSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const dataset = await datasetById(deps, params.dataset_id, 'dataset_id');
         const version = await versionOf(deps, dataset, body.version_id ?? undefined);
         const splits = await splitsOf(deps, dataset.dataset_id, body.splits ?? undefined);
         const examples = await examplesAtVersion(deps.pool, {
@@ -99,12 +125,12 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
               projectName: `Experiment-${randomBytes(12).toString('hex')}`,
               exampleIds: examples.map((e) => e.example_id),
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         const experiment = await findExperiment(deps.pool, { experimentId });
         if (experiment === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${experimentId} not found`);
-        ctx.body = { data: experimentJson(experiment) };
+        return { data: experimentJson(experiment) };
       },
     }),
 
@@ -112,18 +138,20 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/datasets/:dataset_id/experiments',
       query: z.object({ cursor: single, limit: limitParam(50) }),
-      handler: async ({ ctx, query: q }) => {
-        const dataset = await datasetById(deps, ctx.params.dataset_id!, 'dataset_id');
+      responses: { 200: pageOf(experimentSchema) },
+      handler: async ({ query: q, params }) => {
+        const dataset = await datasetById(deps, params.dataset_id, 'dataset_id');
         const rows = await listExperiments(deps.pool, { datasetId: dataset.dataset_id, cursor: cursorOf(q.cursor), limit: q.limit });
-        ctx.body = page(rows, q.limit, byRowid('Experiment'), experimentJson);
+        return page(rows, q.limit, byRowid('Experiment'), experimentJson);
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/experiments/:experiment_id',
-      handler: async ({ ctx }) => {
-        ctx.body = { data: experimentJson(await experimentById(deps, ctx.params.experiment_id!)) };
+      responses: { 200: dataOf(experimentSchema) },
+      handler: async ({ params }) => {
+        return { data: experimentJson(await experimentById(deps, params.experiment_id)) };
       },
     }),
 
@@ -131,8 +159,9 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/experiments/:experiment_id',
       body: patchExperimentBody,
-      handler: async ({ ctx, body, command }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: dataOf(experimentSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         await command(() =>
           changeExperiment(
             deps.store,
@@ -143,22 +172,20 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
               ...(body.description !== undefined ? { description: body.description } : {}),
               ...(body.metadata !== undefined ? { metadata: body.metadata as JsonObject } : {}),
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
-        ctx.body = { data: experimentJson((await findExperiment(deps.pool, { id: experiment.id })) ?? experiment) };
+        return { data: experimentJson((await findExperiment(deps.pool, { id: experiment.id })) ?? experiment) };
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/experiments/:experiment_id',
-      handler: async ({ ctx, command }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
-        await command(() =>
-          changeExperiment(deps.store, { type: 'DeleteExperiment', experimentId: experiment.experiment_id }, commandContextOf(ctx)),
-        );
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
+        await command(() => changeExperiment(deps.store, { type: 'DeleteExperiment', experimentId: experiment.experiment_id }, context));
       },
     }),
 
@@ -166,8 +193,9 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/experiments/:experiment_id/runs',
       body: createRunBody,
-      handler: async ({ ctx, body, command }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: idOnly },
+      handler: async ({ body, command, params, context }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         const gid = anyGlobalId(body.dataset_example_id);
         if (gid === null || gid.type !== 'DatasetExample')
           throw new HttpError(422, 'invalid_body', `body.dataset_example_id: ${shown(body.dataset_example_id)} is not a DatasetExample id`);
@@ -193,12 +221,12 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
               traceId: body.trace_id ?? null,
               error: body.error ?? null,
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         const runRow = await findExperimentRun(deps.pool, { runId: result.events[0]!.data.runId });
-        if (runRow === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(ctx.params.experiment_id!)} not found`);
-        ctx.body = { data: { id: runGid(runRow.id) } };
+        if (runRow === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(params.experiment_id)} not found`);
+        return { data: { id: runGid(runRow.id) } };
       },
     }),
 
@@ -206,11 +234,12 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/experiments/:experiment_id/runs',
       query: z.object({ cursor: single, limit: single }),
-      handler: async ({ ctx, query: q }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: pageOf(runSchema) },
+      handler: async ({ query: q, params }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         const limit = q.limit === undefined ? null : limitParam(1).parse(q.limit);
         const rows = await listExperimentRuns(deps.pool, { experimentId: experiment.experiment_id, cursor: cursorOf(q.cursor), limit });
-        ctx.body = limit === null ? { data: rows.map(runJson), next_cursor: null } : page(rows, limit, byRowid('ExperimentRun'), runJson);
+        return limit === null ? { data: rows.map(runJson), next_cursor: null } : page(rows, limit, byRowid('ExperimentRun'), runJson);
       },
     }),
 
@@ -218,14 +247,15 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/experiments/:experiment_id/incomplete-runs',
       query: z.object({ cursor: single, limit: limitParam(50) }),
-      handler: async ({ ctx, query: q }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: pageOf(z.object({ dataset_example: runExampleSchema, repetition_numbers: z.array(z.number()) })) },
+      handler: async ({ query: q, params }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         const rows = await incompleteRuns(deps.pool, {
           experimentId: experiment.experiment_id,
           cursor: cursorOf(q.cursor),
           limit: q.limit,
         });
-        ctx.body = {
+        return {
           data: rows.slice(0, q.limit).map((r) => ({ dataset_example: runExampleJson(r), repetition_numbers: r.repetitions })),
           next_cursor: rows.length > q.limit ? toGlobalId('DatasetExample', String(rows[q.limit]!.ex_rowid)) : null,
         };
@@ -236,8 +266,11 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/experiments/:experiment_id/incomplete-evaluations',
       query: z.object({ evaluation_name: repeated, cursor: single, limit: limitParam(50) }),
-      handler: async ({ ctx, query: q }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: {
+        200: pageOf(z.object({ experiment_run: runSchema, dataset_example: runExampleSchema, evaluation_names: z.array(z.string()) })),
+      },
+      handler: async ({ query: q, params }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         const names = (q.evaluation_name ?? []).filter((n) => n !== '');
         if (names.length === 0)
           throw new HttpError(400, 'missing_evaluation_name', 'query.evaluation_name: at least one evaluation name is required');
@@ -247,7 +280,7 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
           cursor: cursorOf(q.cursor),
           limit: q.limit,
         });
-        ctx.body = {
+        return {
           data: rows
             .slice(0, q.limit)
             .map((r) => ({ experiment_run: runJson(r), dataset_example: runExampleJson(r), evaluation_names: r.missing })),
@@ -260,7 +293,8 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/experiment_evaluations',
       body: evaluationBody,
-      handler: async ({ ctx, body, command }) => {
+      responses: { 200: idOnly },
+      handler: async ({ body, command, context }) => {
         const gid = anyGlobalId(body.experiment_run_id);
         if (gid === null)
           throw new HttpError(422, 'invalid_body', `body.experiment_run_id: ${shown(body.experiment_run_id)} is not an ExperimentRun id`);
@@ -286,22 +320,23 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
               startTime: bodyTime('start_time', body.start_time),
               endTime: bodyTime('end_time', body.end_time),
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         const evaluation = await findExperimentEvaluation(deps.pool, runRow.run_id, body.name);
         if (evaluation === null)
           throw new HttpError(404, 'experiment_run_not_found', `Experiment run ${shown(body.experiment_run_id)} not found`);
-        ctx.body = { data: { id: toGlobalId('ExperimentEvaluation', String(evaluation.id)) } };
+        return { data: { id: toGlobalId('ExperimentEvaluation', String(evaluation.id)) } };
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/experiments/:experiment_id/tags',
-      handler: async ({ ctx }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
-        ctx.body = { data: (await tagsOfExperiment(deps.pool, experiment.experiment_id)).map(tagJson) };
+      responses: { 200: listOf(tagSchema) },
+      handler: async ({ params }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
+        return { data: (await tagsOfExperiment(deps.pool, experiment.experiment_id)).map(tagJson) };
       },
     }),
 
@@ -309,8 +344,9 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/experiments/:experiment_id/tags',
       body: tagBody,
-      handler: async ({ ctx, body, command }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: dataOf(tagSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         await command(() =>
           changeDataset(
             deps.store,
@@ -321,24 +357,25 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
               experimentId: experiment.experiment_id,
               description: body.description ?? null,
             },
-            commandContextOf(ctx),
+            context,
           ),
         ).catch((error: unknown) => {
           // A tag name the domain refuses is a rule of the body: 422 naming the field, as the reference.
           throw refusedAt('body.', error);
         });
         const tag = await findExperimentTag(deps.pool, experiment.dataset_id, { name: body.name });
-        if (tag === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(ctx.params.experiment_id!)} not found`);
-        ctx.body = { data: tagJson(tag) };
+        if (tag === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${shown(params.experiment_id)} not found`);
+        return { data: tagJson(tag) };
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/experiments/:experiment_id/tags/:tag_identifier',
-      handler: async ({ ctx, command }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
-        const raw = ctx.params.tag_identifier!;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
+        const raw = params.tag_identifier;
         const gid = anyGlobalId(raw);
         const tag = await findExperimentTag(
           deps.pool,
@@ -350,24 +387,22 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
             changeDataset(
               deps.store,
               { type: 'RemoveExperimentTag', datasetId: experiment.dataset_id, name: tag.name, experimentId: experiment.experiment_id },
-              commandContextOf(ctx),
+              context,
             ),
           );
-        ctx.status = 204;
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/experiments/:experiment_id/json',
-      handler: async ({ ctx }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: z.array(exportedRun) },
+      handler: async ({ params }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         const rows = await experimentExport(deps.pool, experiment.experiment_id);
-        if (rows.length === 0)
-          throw new HttpError(404, 'experiment_has_no_runs', `Experiment ${shown(ctx.params.experiment_id!)} has no runs`);
+        if (rows.length === 0) throw new HttpError(404, 'experiment_has_no_runs', `Experiment ${shown(params.experiment_id)} has no runs`);
         const evaluations = await evaluationsOfExperiment(deps.pool, experiment.experiment_id);
-        ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(experiment.name)}.json`);
-        ctx.body = rows.map((r) => ({
+        const runs = rows.map((r) => ({
           example_id: toGlobalId('DatasetExample', String(r.ex_rowid)),
           repetition_number: r.repetition,
           input: r.ex_input,
@@ -383,14 +418,16 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
           cost: costJson(r),
           annotations: evaluations.filter((e) => e.run_id === r.run_id).map(evaluationJson),
         }));
+        return answer(200, runs, attachmentNamed(`${experiment.name}.json`));
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/experiments/:experiment_id/csv',
-      handler: async ({ ctx }) => {
-        const experiment = await experimentById(deps, ctx.params.experiment_id!);
+      responses: { 200: rawBody('text/csv') },
+      handler: async ({ params }) => {
+        const experiment = await experimentById(deps, params.experiment_id);
         const rows = await experimentExport(deps.pool, experiment.experiment_id);
         const evaluations = await evaluationsOfExperiment(deps.pool, experiment.experiment_id);
         const names = [...new Set(evaluations.map((e) => e.name))].sort();
@@ -428,9 +465,11 @@ export const experimentRoutes = (deps: AppDeps): RouteDef[] => {
             .map(csvCell)
             .join(',');
         });
-        ctx.set('content-disposition', `attachment; filename*=UTF-8''${encodeURIComponent(experiment.name)}.csv`);
-        ctx.type = 'text/csv';
-        ctx.body = `${[header.join(','), ...lines].join('\n')}\n`;
+        return raw({
+          type: 'text/csv',
+          body: `${[header.join(','), ...lines].join('\n')}\n`,
+          headers: attachmentNamed(`${experiment.name}.csv`),
+        });
       },
     }),
   ];

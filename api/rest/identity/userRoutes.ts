@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type Koa from 'koa';
 import { z } from 'zod';
 import type { Principal } from '../../../domain/access/principal.ts';
 import { DomainError } from '../../../domain/errors.ts';
@@ -11,16 +10,17 @@ import { cleanUsername } from '../../../domain/identity/username.ts';
 import type { Position } from '../../../domain/eventstore/types.ts';
 import { findUser, listUsers } from '../../../projections/identity/userQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { appUrl } from '../../identity/appUrl.ts';
-import { clearSessionCookies, cookieOptions } from '../../identity/authCookies.ts';
+import { appUrlOf } from '../../identity/appUrl.ts';
+import { clearedSessionCookies, cookieOptions } from '../../identity/authCookies.ts';
 import { plainString, ruledString } from '../../http/fieldRule.ts';
 import { welcomeMail } from '../../identity/passwordResetMail.ts';
-import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
+import { answer, NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, pageOf } from '../../http/responseSchemas.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
+import type { Settle } from '../../http/readYourWrites.ts';
 import { routeKit, type Route } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import {
   changeOwnPassword,
   changeOwnUsername,
@@ -29,24 +29,22 @@ import {
   hashNewPassword,
   userAfterChange,
 } from '../../identity/userAccountCommands.ts';
-import { userGlobalId, userJson } from './userJson.ts';
+import { userGlobalId, userJson, userSchema } from './userJson.ts';
 
 const newUserId = (): string => randomBytes(12).toString('hex');
 
-const actingUserId = (ctx: Koa.Context): string | null => {
-  const principal: Principal | null = principalOf(ctx);
+const actingUserId = (principal: Principal | null): string | null => {
   return principal === null || principal.kind === 'anonymous' ? null : principal.userId;
 };
 
 const latest = (positions: readonly (Position | null)[]): Position | null => positions.filter((p) => p !== null).at(-1) ?? null;
 
-/** Answers with the user as the read model shows it once this process has applied `position`. */
-const respondWithUser = async (ctx: Koa.Context, deps: AppDeps, userId: string, position: Position | null, status = 200) => {
-  await settle(deps.runner, position);
+/** The user as the read model shows it once this process has applied `position`. */
+const userAfter = async (deps: AppDeps, settle: Settle, userId: string, position: Position | null) => {
+  await settle(position);
   const user = await findUser(deps.pool, userId);
   if (user === null) throw new HttpError(404, 'user_not_found', 'User not found');
-  ctx.status = status;
-  ctx.body = { data: userJson(user) };
+  return { data: userJson(user) };
 };
 
 /**
@@ -55,12 +53,11 @@ const respondWithUser = async (ctx: Koa.Context, deps: AppDeps, userId: string, 
  * settleAuthChange). Should the read model still lag, the fields the change touched are taken
  * from the user's own stream, so the answer never shows the old role.
  */
-const respondWithChangedUser = async (ctx: Koa.Context, deps: AppDeps, userId: string, position: Position | null) => {
-  ctx.body = { data: userJson(await userAfterChange(deps, userId, position)) };
-};
+const changedUser = async (deps: AppDeps, userId: string, position: Position | null) => ({
+  data: userJson(await userAfterChange(deps, userId, position)),
+});
 
-const userIdParam = (ctx: Koa.Context): string => {
-  const raw = String(ctx.params.user_id);
+const userIdParam = (raw: string): string => {
   const id = fromGlobalId('User', raw);
   if (id === null) throw new HttpError(422, 'invalid_user_id', `Invalid User GlobalID format: ${raw}`);
   return id;
@@ -73,19 +70,16 @@ const getViewer = (route: Route, deps: AppDeps): RouteDef =>
   route({
     method: 'GET',
     path: '/v1/user',
-    handler: async ({ ctx }) => {
-      const userId = actingUserId(ctx);
-      if (userId === null) {
-        ctx.body = { data: { auth_method: 'ANONYMOUS' } };
-        return;
-      }
+    responses: { 200: dataOf(z.union([userSchema, z.object({ auth_method: z.literal('ANONYMOUS') })])) },
+    handler: async ({ principal }) => {
+      const userId = actingUserId(principal);
+      if (userId === null) return { data: { auth_method: 'ANONYMOUS' as const } };
       const user = await findUser(deps.pool, userId);
       if (user === null) throw new HttpError(401, 'user_not_found', 'User not found');
       // The role the request was just authorized with is confirmed on the user's stream; the read
       // model may not have caught up with a role change yet (another process applies it).
-      const principal = principalOf(ctx);
       const role = principal?.kind === 'user' || principal?.kind === 'apiKey' ? principal.role : user.role;
-      ctx.body = { data: { ...userJson(user), role } };
+      return { data: { ...userJson(user), role } };
     },
   });
 
@@ -107,19 +101,21 @@ const patchViewer = (route: Route, deps: AppDeps): RouteDef =>
     method: 'PATCH',
     path: '/v1/user',
     body: patchViewerBody,
-    handler: async ({ ctx, body }) => {
-      const userId = actingUserId(ctx)!;
-      const context = commandContextOf(ctx);
+    responses: { 200: dataOf(userSchema) },
+    handler: async ({ principal, context, body }) => {
+      const userId = actingUserId(principal)!;
+      let cookies: string[] = [];
       if (body.new_password !== undefined && body.current_password === undefined) {
         throw new HttpError(422, 'invalid_body', 'body.current_password: Required when new_password is given');
       }
       const positions: (Position | null)[] = [];
       if (body.new_password !== undefined) {
         positions.push(await changeOwnPassword(deps, userId, { current: body.current_password!, next: body.new_password }, context));
-        clearSessionCookies(ctx, cookieOptions(deps.settings.rootPath, deps.settings.auth.secureCookies));
+        cookies = clearedSessionCookies(cookieOptions(deps.settings.rootPath, deps.settings.auth.secureCookies));
       }
       if (body.username !== undefined) positions.push(await changeOwnUsername(deps, userId, body.username, context));
-      await respondWithChangedUser(ctx, deps, userId, latest(positions));
+      const changed = await changedUser(deps, userId, latest(positions));
+      return cookies.length === 0 ? changed : answer(200, changed, { 'set-cookie': cookies });
     },
   });
 
@@ -134,12 +130,13 @@ const getUsers = (route: Route, deps: AppDeps): RouteDef =>
     method: 'GET',
     path: '/v1/users',
     query: listQuery,
-    handler: async ({ ctx, query }) => {
+    responses: { 200: pageOf(userSchema) },
+    handler: async ({ query }) => {
       const fromUserId = query.cursor === undefined ? null : fromGlobalId('User', query.cursor);
       const page =
         query.cursor !== undefined && fromUserId === null ? null : await listUsers(deps.pool, { fromUserId, limit: query.limit });
       if (page === null) throw new HttpError(422, 'invalid_cursor', `Invalid cursor format: ${query.cursor}`);
-      ctx.body = { data: page.users.map(userJson), next_cursor: page.nextUserId === null ? null : userGlobalId(page.nextUserId) };
+      return { data: page.users.map(userJson), next_cursor: page.nextUserId === null ? null : userGlobalId(page.nextUserId) };
     },
   });
 
@@ -172,7 +169,8 @@ const postUser = (route: Route, deps: AppDeps): RouteDef =>
     method: 'POST',
     path: '/v1/users',
     body: createUserBody,
-    handler: async ({ ctx, body: { user, send_welcome_email } }) => {
+    responses: { 201: dataOf(userSchema) },
+    handler: async ({ context, settle, origin, log, body: { user, send_welcome_email } }) => {
       if (user.role.trim().toUpperCase() === 'SYSTEM')
         throw new HttpError(400, 'system_role_forbidden', 'Cannot create users with SYSTEM role');
       const role = parseAssignableRole(user.role);
@@ -197,16 +195,17 @@ const postUser = (route: Route, deps: AppDeps): RouteDef =>
           basicAuthDisabled: deps.settings.auth.disableBasicAuth,
           now: deps.identity.now().toISOString(),
         },
-        commandContextOf(ctx),
+        context,
       );
-      await respondWithUser(ctx, deps, userId, result.position, 201);
+      const created = await userAfter(deps, settle, userId, result.position);
       const mailer = deps.identity.mailer;
       if (send_welcome_email && mailer !== null) {
         // The account exists either way; a mail problem is only worth a log line.
-        await mailer.send(welcomeMail(email, user.username, appUrl(ctx, deps))).catch((error: Error) => {
-          ctx.state.log?.error({ err: { message: error.message } }, 'welcome mail could not be sent');
+        await mailer.send(welcomeMail(email, user.username, appUrlOf(origin, deps))).catch((error: Error) => {
+          log?.error({ err: { message: error.message } }, 'welcome mail could not be sent');
         });
       }
+      return created;
     },
   });
 
@@ -222,22 +221,17 @@ const patchUser = (route: Route, deps: AppDeps): RouteDef =>
     method: 'PATCH',
     path: '/v1/users/:user_id',
     body: patchUserBody,
-    handler: async ({ ctx, body }) => {
-      const userId = userIdParam(ctx);
+    responses: { 200: dataOf(userSchema) },
+    handler: async ({ params, principal, context, body }) => {
+      const userId = userIdParam(params.user_id);
       const role = body.role === undefined ? undefined : parseAssignableRole(body.role);
       if (role === null) throw new HttpError(422, 'invalid_body', 'body.role: must be one of ADMIN, MEMBER, VIEWER');
-      const byUserId = actingUserId(ctx);
+      const byUserId = actingUserId(principal);
       if (body.password !== undefined && byUserId === userId) {
         throw new HttpError(400, 'own_password', 'Change your own password with PATCH /v1/user, which asks for the current one');
       }
-      const position = await changeUserByAdmin(
-        deps,
-        userId,
-        { role, username: body.username, password: body.password },
-        byUserId,
-        commandContextOf(ctx),
-      );
-      await respondWithChangedUser(ctx, deps, userId, position);
+      const position = await changeUserByAdmin(deps, userId, { role, username: body.username, password: body.password }, byUserId, context);
+      return await changedUser(deps, userId, position);
     },
   });
 
@@ -246,9 +240,9 @@ const removeUser = (route: Route, deps: AppDeps): RouteDef =>
   route({
     method: 'DELETE',
     path: '/v1/users/:user_id',
-    handler: async ({ ctx }) => {
-      await deleteUserAndKeys(deps, userIdParam(ctx), actingUserId(ctx), commandContextOf(ctx));
-      ctx.status = 204;
+    responses: { 204: NO_CONTENT },
+    handler: async ({ params, principal, context }) => {
+      await deleteUserAndKeys(deps, userIdParam(params.user_id), actingUserId(principal), context);
     },
   });
 

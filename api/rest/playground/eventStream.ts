@@ -1,15 +1,23 @@
 import { PassThrough } from 'node:stream';
-import type Koa from 'koa';
+import { raw, type RawAnswer, rawBody } from '../../http/answer.ts';
 
-/** A Server-Sent Events response: headers go out when the handler returns, events as they come. */
-export const openEventStream = (ctx: Koa.Context): PassThrough => {
+/** What the playground's streaming routes declare they answer. */
+export const EVENT_STREAM = rawBody('text/event-stream');
+
+/**
+ * A Server-Sent Events answer: the handler returns `answer`, the kit sends the headers, and the
+ * events written to `out` follow as they come.
+ */
+export const openEventStream = (): { readonly out: PassThrough; readonly answer: RawAnswer } => {
   const out = new PassThrough();
-  ctx.status = 200;
-  ctx.type = 'text/event-stream';
-  ctx.set('Cache-Control', 'no-cache, no-transform');
-  ctx.set('X-Accel-Buffering', 'no');
-  ctx.body = out;
-  return out;
+  return {
+    out,
+    answer: raw({
+      type: EVENT_STREAM.type,
+      body: out,
+      headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
+    }),
+  };
 };
 
 export const sse = (out: PassThrough, event: Record<string, unknown>): void => {

@@ -9,16 +9,14 @@ import type { JsonObject, JsonValue } from '../../../domain/base/jsonValue.ts';
 import { examplesAtVersion, findDataset, findDatasetVersion } from '../../../projections/datasets/datasetQueries.ts';
 import { findExperiment } from '../../../projections/experiments/experimentQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { toGlobalId } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import type { Route } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { settle } from '../../http/settle.ts';
 import { anyGlobalId } from '../../http/globalId.ts';
 import { shown } from '../../http/httpError.ts';
 import { experimentJson } from '../experiments/experimentJson.ts';
-import { openEventStream, sse } from './eventStream.ts';
+import { EVENT_STREAM, openEventStream, sse } from './eventStream.ts';
 import { callAndRecord } from './playgroundCall.ts';
 import { invalid, playgroundAccess, prepareRun, renderMessages, runFields, specVariables } from './playgroundRequest.ts';
 
@@ -79,7 +77,8 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
     method: 'POST',
     path: '/v1/playground/experiments',
     body,
-    handler: async ({ ctx, body: b, command }) => {
+    responses: { 200: EVENT_STREAM },
+    handler: async ({ principal, context, closed, settle, body: b, command }) => {
       const {
         dataset_id: datasetRaw,
         dataset_version_id: versionRaw,
@@ -91,7 +90,7 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
       } = b;
       const dataset = await datasetOf(deps, datasetRaw);
       const version = await versionOf(deps, dataset.dataset_id, dataset.name, versionRaw);
-      const prepared = await prepareRun(deps, run, playgroundAccess(ctx));
+      const prepared = await prepareRun(deps, run, playgroundAccess(principal));
       const spec = prepared.spec;
       const used = specVariables(spec);
       const unknown = Object.keys(mapping).filter((name) => !used.includes(name));
@@ -104,7 +103,6 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
       if (examples.length === 0)
         throw invalid('dataset_version_empty', `body.dataset_version_id: this version of ${shown(dataset.name)} has no examples to run`);
 
-      const context = commandContextOf(ctx);
       const { experimentId } = await command(() =>
         createExperiment(
           deps.store,
@@ -133,9 +131,7 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
       const experiment = await findExperiment(deps.pool, { experimentId });
       if (experiment === null) throw new HttpError(404, 'experiment_not_found', `Experiment ${experimentId} not found`);
 
-      const out = openEventStream(ctx);
-      const closed = new AbortController();
-      ctx.res.on('close', () => closed.abort());
+      const { out, answer } = openEventStream();
       sse(out, { type: 'experiment', experiment: experimentJson(experiment), example_count: examples.length });
 
       let last: Position | null = null;
@@ -149,7 +145,7 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
         const result =
           'problem' in rendered
             ? null
-            : await callAndRecord(deps, prepared, { messages: rendered.messages, variables }, context, { cancelled: closed.signal });
+            : await callAndRecord(deps, prepared, { messages: rendered.messages, variables }, context, { cancelled: closed });
         const error = 'problem' in rendered ? `example input does not fill the template: ${rendered.problem}` : result!.error;
         const output: JsonValue = result === null || result.error !== null ? null : playgroundOutput(result.text, result.toolCalls);
         const traceId = result?.recorded ? result.traceId : null;
@@ -194,18 +190,18 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
       // Not awaited: the stream is the answer; a few workers take the examples in order.
       let next = 0;
       const worker = async (): Promise<void> => {
-        while (next < examples.length && !closed.signal.aborted) await runOne(next++);
+        while (next < examples.length && !closed.aborted) await runOne(next++);
       };
       Promise.all(Array.from({ length: Math.min(concurrency, examples.length) }, worker))
         .then(async () => {
           // The experiment page (and a reload of this one) sees every recorded run.
-          await settle(deps.runner, last);
+          await settle(last);
           const now = await findExperiment(deps.pool, { experimentId });
           sse(out, { type: 'done', succeeded, failed, experiment: now === null ? null : experimentJson(now) });
           out.end();
         })
         .catch((e: unknown) => {
-          deps.logger.error({ err: e, requestId: ctx.state.requestId }, 'playground experiment failed');
+          deps.logger.error({ err: e, requestId: context.requestId }, 'playground experiment failed');
           sse(out, {
             type: 'error',
             code: 'experiment_failed',
@@ -213,5 +209,6 @@ export const playgroundExperimentRoute = (route: Route, deps: AppDeps): RouteDef
           });
           out.end();
         });
+      return answer;
     },
   });

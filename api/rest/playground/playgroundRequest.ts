@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import { can } from '../../../domain/access/can.ts';
 import type { Principal } from '../../../domain/access/principal.ts';
@@ -144,8 +143,8 @@ const resolveSpec = async (deps: AppDeps, b: RunFields): Promise<RunSpec> => {
 };
 
 /** What the caller may do with stored keys, from the one permission table. */
-export const playgroundAccess = (ctx: Koa.Context): { readonly mayRouteSecrets: boolean } => ({
-  mayRouteSecrets: can((ctx.state.principal as Principal | null | undefined) ?? null, 'playground.secrets'),
+export const playgroundAccess = (principal: Principal | null): { readonly mayRouteSecrets: boolean } => ({
+  mayRouteSecrets: can(principal, 'playground.secrets'),
 });
 
 /**

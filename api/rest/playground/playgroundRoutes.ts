@@ -1,8 +1,7 @@
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { openEventStream, sse } from './eventStream.ts';
+import { EVENT_STREAM, openEventStream, sse } from './eventStream.ts';
 import { callAndRecord } from './playgroundCall.ts';
 import { playgroundExperimentRoute } from './playgroundExperimentRoute.ts';
 import { invalid, playgroundAccess, prepareRun, renderMessages, runBody } from './playgroundRequest.ts';
@@ -21,18 +20,16 @@ export const playgroundRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/playground/chat',
       body: runBody,
-      handler: async ({ ctx, body }) => {
-        const prepared = await prepareRun(deps, body, playgroundAccess(ctx));
+      responses: { 200: EVENT_STREAM },
+      handler: async ({ principal, context, closed, body }) => {
+        const prepared = await prepareRun(deps, body, playgroundAccess(principal));
         const rendered = renderMessages(prepared.spec, prepared.spec.variables);
         if ('problem' in rendered) throw invalid('invalid_template', rendered.problem);
-        const out = openEventStream(ctx);
+        const { out, answer } = openEventStream();
+        // Not awaited: the kit sends the headers once the handler returns, and the events follow as they come.
         // A closed browser tab stops the provider call too (and stops the spending).
-        const closed = new AbortController();
-        ctx.res.on('close', () => closed.abort());
-        const context = commandContextOf(ctx);
-        // Not awaited: Koa sends the headers once the handler returns, and the events follow as they come.
         callAndRecord(deps, prepared, { messages: rendered.messages, variables: prepared.spec.variables }, context, {
-          cancelled: closed.signal,
+          cancelled: closed,
           onEvent: (event) => {
             if (event.type === 'delta') sse(out, { type: 'delta', text: event.text });
             else if (event.type === 'tool_call_delta')
@@ -64,9 +61,10 @@ export const playgroundRoutes = (deps: AppDeps): RouteDef[] => {
             out.end();
           })
           .catch((e: unknown) => {
-            deps.logger.error({ err: e, requestId: ctx.state.requestId }, 'playground run failed');
+            deps.logger.error({ err: e, requestId: context.requestId }, 'playground run failed');
             out.end();
           });
+        return answer;
       },
     }),
     playgroundExperimentRoute(route, deps),

@@ -4,12 +4,31 @@ import { TOKEN_TYPES } from '../../../domain/prices/tokenPrice.ts';
 import type { ModelPrice } from '../../../domain/prices/tokenPrice.ts';
 import type { CustomPrice } from '../../../projections/prices/priceQueries.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
+import { isoTime } from '../../http/responseSchemas.ts';
 import { storableTimeField } from '../../http/storableTimeField.ts';
 
 const tokenPriceJson = (p: TokenPrice) => ({
   token_type: p.tokenType,
   usd_per_token: p.usdPerToken,
   threshold: p.threshold === null ? null : { prompt_tokens: p.threshold.promptTokens, usd_per_token: p.threshold.usdPerToken },
+});
+
+const tokenPriceSchema = z.object({
+  token_type: z.enum(TOKEN_TYPES),
+  usd_per_token: z.number(),
+  threshold: z.object({ prompt_tokens: z.number(), usd_per_token: z.number() }).nullable(),
+});
+
+/** `priceJson`'s shape, as routes declare it. */
+export const priceSchema = z.object({
+  model: z.string(),
+  name_pattern: z.string(),
+  provider: z.string().nullable(),
+  effective_from: isoTime.nullable(),
+  source: z.enum(['built_in', 'custom']),
+  prices: z.array(tokenPriceSchema),
+  set_by: z.string().nullable(),
+  set_at: isoTime.nullable(),
 });
 
 /** One price version on the wire: `source` built_in (in force since the beginning: `effective_from` null) or custom. */

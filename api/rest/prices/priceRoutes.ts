@@ -3,12 +3,13 @@ import { builtInPrices } from '../../../domain/prices/builtInPrices.ts';
 import { deleteModelPrice, setModelPrice } from '../../../domain/prices/priceCommands.ts';
 import { listCustomPrices } from '../../../projections/prices/priceQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
 import { single } from '../../http/queryParams.ts';
+import { dataOf, listOf } from '../../http/responseSchemas.ts';
 import { storableTimeField } from '../../http/storableTimeField.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { priceBody, priceJson, tokenPricesOf } from './priceJson.ts';
+import { priceBody, priceJson, priceSchema, tokenPricesOf } from './priceJson.ts';
 
 const listQuery = z.object({ source: z.enum(['all', 'built_in', 'custom']).default('all'), model: single });
 const deleteQuery = z.object({ model: z.string().min(1), effective_from: storableTimeField });
@@ -25,6 +26,7 @@ export const priceRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/model_prices',
       query: listQuery,
+      responses: { 200: listOf(priceSchema) },
       handler: async ({ query }) => {
         const custom = query.source === 'built_in' ? [] : await listCustomPrices(deps.pool);
         const all = [...(query.source === 'custom' ? [] : builtInPrices()), ...custom];
@@ -35,8 +37,9 @@ export const priceRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/model_prices',
       body: priceBody,
-      handler: async ({ ctx, body, command }) => {
-        const result = await command(() =>
+      responses: { 201: dataOf(priceSchema.nullable()) },
+      handler: async ({ body, command }) => {
+        const result = await command((context) =>
           setModelPrice(
             deps.store,
             {
@@ -46,7 +49,7 @@ export const priceRoutes = (deps: AppDeps): RouteDef[] => {
               effectiveFrom: body.effective_from,
               prices: tokenPricesOf(body.prices),
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         const event = result.events[0]!;
@@ -56,7 +59,6 @@ export const priceRoutes = (deps: AppDeps): RouteDef[] => {
             p.model === event.data.model &&
             Date.parse(p.effectiveFrom) === Date.parse(event.data.effectiveFrom),
         );
-        ctx.status = 201;
         return { data: stored === undefined ? null : priceJson(stored) };
       },
     }),
@@ -64,11 +66,9 @@ export const priceRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'DELETE',
       path: '/v1/model_prices',
       query: deleteQuery,
-      handler: async ({ ctx, query, command }) => {
-        await command(() =>
-          deleteModelPrice(deps.store, { model: query.model, effectiveFrom: query.effective_from }, commandContextOf(ctx)),
-        );
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ query, command }) => {
+        await command((context) => deleteModelPrice(deps.store, { model: query.model, effectiveFrom: query.effective_from }, context));
         return undefined;
       },
     }),

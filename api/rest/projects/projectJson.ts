@@ -1,5 +1,16 @@
+import { z } from 'zod';
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import { globalIdOf } from '../../http/globalId.ts';
+
+/** `projectJson`'s shape, as routes declare it. */
+export const projectSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  gradient_start_color: z.string().nullable(),
+  gradient_end_color: z.string().nullable(),
+  restricted: z.boolean(),
+});
 
 /**
  * Phoenix's `Project` (id, name, description; no timestamps) plus the gradient colours, under the

@@ -12,7 +12,6 @@ import { findUser, findUsers, type UserRow } from '../../../projections/identity
 import { fromGlobalId, toGlobalId } from '../../http/globalId.ts';
 import { findProjectByProjectId, listProjects } from '../../../projections/projects/projectQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { refusedAt } from '../../http/httpErrorOf.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
@@ -20,8 +19,10 @@ import { boolParam, limitParam, single } from '../../http/queryParams.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
-import { projectJson } from './projectJson.ts';
+import { projectJson, projectSchema } from './projectJson.ts';
 import { resolveProject } from './resolveProject.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, listOf, pageOf, isoTime } from '../../http/responseSchemas.ts';
 
 /** The project as the read model shows it once this process has applied the command. */
 const projectAfter = async (deps: AppDeps, projectId: string) => {
@@ -68,6 +69,14 @@ const grantee = async (deps: AppDeps, raw: string) => {
   return user;
 };
 
+const grantSchema = z.object({
+  user_id: z.string(),
+  username: z.string().nullable(),
+  email: z.string().nullable(),
+  role: z.string(),
+  granted_at: isoTime,
+});
+
 const grantJson = (g: ProjectGrantRow, users: ReadonlyMap<string, UserRow>) => ({
   user_id: toGlobalId('User', g.user_id),
   username: users.get(g.user_id)?.username ?? null,
@@ -83,6 +92,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects',
       query: listQuery,
+      responses: { 200: pageOf(projectSchema) },
       handler: async ({ query, access }) => {
         const rows = await listProjects(deps.pool, {
           hidden: (await access()).hidden,
@@ -99,7 +109,8 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects',
       body: createBody,
-      handler: async ({ ctx, body, command }) => {
+      responses: { 200: dataOf(projectSchema) },
+      handler: async ({ body, command, context }) => {
         const result = await command(() =>
           createProject(
             deps.store,
@@ -109,7 +120,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
               gradientStartColor: body.gradient_start_color,
               gradientEndColor: body.gradient_end_color,
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         const created = result.events.find((e) => isEventOf(e, ['ProjectCreated']));
@@ -120,6 +131,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier',
+      responses: { 200: dataOf(projectSchema) },
       handler: async ({ requireProject, params }) => ({
         data: projectJson(await resolveProject(deps.pool, params.project_identifier!, requireProject)),
       }),
@@ -129,7 +141,8 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/projects/:project_identifier',
       body: updateBody,
-      handler: async ({ requireProject, ctx, params, body, command }) => {
+      responses: { 200: dataOf(projectSchema) },
+      handler: async ({ requireProject, params, body, command, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         await command(() =>
           updateProject(
@@ -142,7 +155,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
               gradientEndColor: body.gradient_end_color,
               restricted: body.restricted,
             },
-            commandContextOf(ctx),
+            context,
           ),
         );
         return { data: projectJson(await projectAfter(deps, project.project_id)) };
@@ -152,6 +165,7 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/grants',
+      responses: { 200: listOf(grantSchema) },
       handler: async ({ params, requireProject }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const grants = await listProjectGrants(deps.pool, project.id);
@@ -167,18 +181,16 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/projects/:project_identifier/grants/:user_id',
       body: grantBody,
-      handler: async ({ ctx, params, body, command, requireProject }) => {
+      responses: { 200: dataOf(grantSchema.nullable()) },
+      handler: async ({ params, body, command, requireProject, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const user = await grantee(deps, params.user_id!);
         await command(() =>
-          setProjectGrant(
-            deps.store,
-            project.name,
-            { projectId: project.project_id, userId: user.userId, role: body.role },
-            commandContextOf(ctx),
-          ).catch((error: unknown) => {
-            throw refusedAt('body.role: ', error);
-          }),
+          setProjectGrant(deps.store, project.name, { projectId: project.project_id, userId: user.userId, role: body.role }, context).catch(
+            (error: unknown) => {
+              throw refusedAt('body.role: ', error);
+            },
+          ),
         );
         const grant = (await listProjectGrants(deps.pool, project.id)).find((g) => g.user_id === user.userId);
         return { data: grant === undefined ? null : grantJson(grant, new Map([[user.userId, user]])) };
@@ -188,28 +200,28 @@ export const projectRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier/grants/:user_id',
-      handler: async ({ ctx, params, command, requireProject }) => {
+      responses: { 204: NO_CONTENT },
+      handler: async ({ params, command, requireProject, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         const userId = fromGlobalId('User', params.user_id!) ?? params.user_id!;
-        await command(() => revokeProjectGrant(deps.store, project.name, { projectId: project.project_id, userId }, commandContextOf(ctx)));
-        ctx.status = 204;
+        await command(() => revokeProjectGrant(deps.store, project.name, { projectId: project.project_id, userId }, context));
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/projects/:project_identifier',
-      handler: async ({ requireProject, ctx, params, command }) => {
+      responses: { 204: NO_CONTENT },
+      handler: async ({ requireProject, params, command, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         await command(() =>
           deleteProject(
             deps.store,
             project.name,
             { projectId: project.project_id, defaultProjectName: deps.settings.defaultProjectName },
-            commandContextOf(ctx),
+            context,
           ),
         );
-        ctx.status = 204;
       },
     }),
   ];

@@ -22,6 +22,18 @@ export const patchPromptBody = z
 
 export const tagBody = z.object({ name: identifier, description: z.string().nullish() });
 
+/** `promptJson`'s shape. */
+export const promptSchema = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  source_prompt_id: z.string().nullable(),
+  metadata: z.unknown(),
+  id: z.string(),
+});
+
+/** `promptTagJson`'s shape. */
+export const promptTagSchema = z.object({ name: z.string(), description: z.string().optional(), id: z.string() });
+
 export const promptJson = (row: PromptRow) => ({
   name: row.name,
   description: row.description,

@@ -16,7 +16,6 @@ import {
   type PromptVersionRow,
 } from '../../../projections/prompts/promptQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { fromGlobalId } from '../../http/globalId.ts';
 import { HttpError, shown } from '../../http/httpError.ts';
 import { refusedAt } from '../../http/httpErrorOf.ts';
@@ -24,8 +23,10 @@ import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { limitParam, single } from '../../http/queryParams.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
-import { createPromptBody, patchPromptBody, promptJson, promptTagJson, tagBody } from './promptJson.ts';
-import { promptVersionJson, versionFromJson } from './promptVersionJson.ts';
+import { createPromptBody, patchPromptBody, promptJson, promptSchema, promptTagJson, promptTagSchema, tagBody } from './promptJson.ts';
+import { promptVersionJson, promptVersionSchema, versionFromJson } from './promptVersionJson.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, pageOf } from '../../http/responseSchemas.ts';
 
 const pageQuery = z.object({ cursor: single, limit: limitParam(100) });
 
@@ -87,13 +88,9 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/prompts',
       query: pageQuery,
-      handler: async ({ ctx, query: q }) => {
-        ctx.body = page(
-          await listPrompts(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }),
-          q.limit,
-          byRowid('Prompt'),
-          promptJson,
-        );
+      responses: { 200: pageOf(promptSchema) },
+      handler: async ({ query: q }) => {
+        return page(await listPrompts(deps.pool, { cursor: cursorOf(q.cursor), limit: q.limit }), q.limit, byRowid('Prompt'), promptJson);
       },
     }),
 
@@ -101,7 +98,8 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/prompts',
       body: createPromptBody,
-      handler: async ({ ctx, body, command }) => {
+      responses: { 200: dataOf(promptVersionSchema) },
+      handler: async ({ body, command, context }) => {
         if (body.version.template_type !== 'CHAT' || body.version.template.type !== 'chat')
           throw new HttpError(
             422,
@@ -123,11 +121,11 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
                 sourcePromptId: null,
                 version,
               },
-              commandContextOf(ctx),
+              context,
             ),
           ),
         );
-        ctx.body = await versionOr404(findPromptVersion(deps.pool, { versionId }), `Prompt version ${versionId}`);
+        return await versionOr404(findPromptVersion(deps.pool, { versionId }), `Prompt version ${versionId}`);
       },
     }),
 
@@ -135,37 +133,41 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/prompts/:prompt_identifier/versions',
       query: pageQuery,
-      handler: async ({ ctx, query: q }) => {
-        const prompt = await resolvePrompt(deps, String(ctx.params.prompt_identifier));
+      responses: { 200: pageOf(promptVersionSchema) },
+      handler: async ({ query: q, params }) => {
+        const prompt = await resolvePrompt(deps, params.prompt_identifier);
         const rows = await listPromptVersions(deps.pool, { promptId: prompt.prompt_id, cursor: cursorOf(q.cursor), limit: q.limit });
-        ctx.body = page(rows, q.limit, byRowid('PromptVersion'), promptVersionJson);
+        return page(rows, q.limit, byRowid('PromptVersion'), promptVersionJson);
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/prompt_versions/:prompt_version_id',
-      handler: async ({ ctx }) => {
-        ctx.body = { data: promptVersionJson(await resolveVersion(deps, String(ctx.params.prompt_version_id))) };
+      responses: { 200: dataOf(promptVersionSchema) },
+      handler: async ({ params }) => {
+        return { data: promptVersionJson(await resolveVersion(deps, params.prompt_version_id)) };
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/prompts/:prompt_identifier/tags/:tag_name',
-      handler: async ({ ctx }) => {
-        const tag = tagName(String(ctx.params.tag_name));
-        const prompt = await resolvePrompt(deps, String(ctx.params.prompt_identifier));
-        ctx.body = await versionOr404(promptVersionByTag(deps.pool, prompt.prompt_id, tag), `Tag "${tag}" of prompt "${prompt.name}"`);
+      responses: { 200: dataOf(promptVersionSchema) },
+      handler: async ({ params }) => {
+        const tag = tagName(params.tag_name);
+        const prompt = await resolvePrompt(deps, params.prompt_identifier);
+        return await versionOr404(promptVersionByTag(deps.pool, prompt.prompt_id, tag), `Tag "${tag}" of prompt "${prompt.name}"`);
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/prompts/:prompt_identifier/latest',
-      handler: async ({ ctx }) => {
-        const prompt = await resolvePrompt(deps, String(ctx.params.prompt_identifier));
-        ctx.body = await versionOr404(latestPromptVersion(deps.pool, prompt.prompt_id), `A version of prompt "${prompt.name}"`);
+      responses: { 200: dataOf(promptVersionSchema) },
+      handler: async ({ params }) => {
+        const prompt = await resolvePrompt(deps, params.prompt_identifier);
+        return await versionOr404(latestPromptVersion(deps.pool, prompt.prompt_id), `A version of prompt "${prompt.name}"`);
       },
     }),
 
@@ -173,10 +175,11 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/prompt_versions/:prompt_version_id/tags',
       query: pageQuery,
-      handler: async ({ ctx, query: q }) => {
-        const version = await resolveVersion(deps, String(ctx.params.prompt_version_id));
+      responses: { 200: pageOf(promptTagSchema) },
+      handler: async ({ query: q, params }) => {
+        const version = await resolveVersion(deps, params.prompt_version_id);
         const rows = await listVersionTags(deps.pool, { versionId: version.version_id, cursor: cursorOf(q.cursor), limit: q.limit });
-        ctx.body = page(rows, q.limit, byRowid('PromptVersionTag'), promptTagJson);
+        return page(rows, q.limit, byRowid('PromptVersionTag'), promptTagJson);
       },
     }),
 
@@ -184,8 +187,9 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/prompt_versions/:prompt_version_id/tags',
       body: tagBody,
-      handler: async ({ ctx, body, command }) => {
-        const version = await resolveVersion(deps, String(ctx.params.prompt_version_id));
+      responses: { 204: NO_CONTENT },
+      handler: async ({ body, command, params, context }) => {
+        const version = await resolveVersion(deps, params.prompt_version_id);
         await command(
           refusing('body.', () =>
             changePrompt(
@@ -198,11 +202,10 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
                 name: body.name,
                 description: body.description ?? null,
               },
-              commandContextOf(ctx),
+              context,
             ),
           ),
         );
-        ctx.status = 204;
       },
     }),
 
@@ -210,20 +213,15 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/prompt_versions/:prompt_version_id/tags/:tag_name',
-      handler: async ({ ctx, command }) => {
-        const version = await resolveVersion(deps, String(ctx.params.prompt_version_id));
-        const name = tagName(String(ctx.params.tag_name));
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const version = await resolveVersion(deps, params.prompt_version_id);
+        const name = tagName(params.tag_name);
         await command(
           refusing('path.', () =>
-            changePrompt(
-              deps.store,
-              version.prompt_name,
-              { type: 'RemovePromptTag', promptId: version.prompt_id, name },
-              commandContextOf(ctx),
-            ),
+            changePrompt(deps.store, version.prompt_name, { type: 'RemovePromptTag', promptId: version.prompt_id, name }, context),
           ),
         );
-        ctx.status = 204;
       },
     }),
 
@@ -231,8 +229,9 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/prompts/:prompt_identifier',
       body: patchPromptBody,
-      handler: async ({ ctx, body, command }) => {
-        const prompt = await resolvePrompt(deps, String(ctx.params.prompt_identifier));
+      responses: { 200: dataOf(promptSchema) },
+      handler: async ({ body, command, params, context }) => {
+        const prompt = await resolvePrompt(deps, params.prompt_identifier);
         await command(
           refusing('body.', () =>
             changePrompt(
@@ -244,27 +243,25 @@ export const promptRoutes = (deps: AppDeps): RouteDef[] => {
                 ...(body.description !== undefined ? { description: body.description } : {}),
                 ...(body.metadata !== undefined ? { metadata: body.metadata as JsonObject } : {}),
               },
-              commandContextOf(ctx),
+              context,
             ),
           ),
         );
         const after = await findPrompt(deps.pool, { promptId: prompt.prompt_id });
         if (after === null) throw new HttpError(404, 'prompt_not_found', `Prompt "${prompt.name}" not found`);
-        ctx.body = { data: promptJson(after) };
+        return { data: promptJson(after) };
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/prompts/:prompt_identifier',
-      handler: async ({ ctx, command }) => {
-        const prompt = await resolvePrompt(deps, String(ctx.params.prompt_identifier));
+      responses: { 204: NO_CONTENT },
+      handler: async ({ command, params, context }) => {
+        const prompt = await resolvePrompt(deps, params.prompt_identifier);
         await command(
-          refusing('path.', () =>
-            changePrompt(deps.store, prompt.name, { type: 'DeletePrompt', promptId: prompt.prompt_id }, commandContextOf(ctx)),
-          ),
+          refusing('path.', () => changePrompt(deps.store, prompt.name, { type: 'DeletePrompt', promptId: prompt.prompt_id }, context)),
         );
-        ctx.status = 204;
       },
     }),
   ];

@@ -12,9 +12,9 @@ import type { PromptVersionRow } from '../../../projections/prompts/promptQuerie
 import { toGlobalId } from '../../http/globalId.ts';
 
 /** The reference's `Identifier`, with the rule named in the 422. */
-export const identifier = z.string().superRefine((value, ctx) => {
+export const identifier = z.string().superRefine((value, refinement) => {
   const problem = identifierProblem(value);
-  if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  if (problem !== null) refinement.addIssue({ code: 'custom', message: problem });
 });
 
 const object = z.record(z.string(), z.unknown());
@@ -219,6 +219,20 @@ export const promptVersionGlobalId = (rowid: number): string => toGlobalId('Prom
  * The reference answers versions with unset and default fields left out: `tools` and
  * `response_format` only when present, `description` "" when there is none.
  */
+/** `promptVersionJson`'s shape (the template, parameters, tools and response format are the prompt's own JSON). */
+export const promptVersionSchema = z.object({
+  description: z.string(),
+  model_provider: z.string(),
+  model_name: z.string(),
+  template: z.unknown(),
+  template_type: z.string(),
+  template_format: z.string(),
+  invocation_parameters: z.unknown(),
+  tools: z.unknown().optional(),
+  response_format: z.unknown().optional(),
+  id: z.string(),
+});
+
 export const promptVersionJson = (row: PromptVersionRow) => ({
   description: row.description ?? '',
   model_provider: row.model_provider,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TraceRetentionPolicyRow, TraceRetentionRunRow } from '../../../projections/retention/traceRetentionPolicyQueries.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
+import { isoTime } from '../../http/responseSchemas.ts';
 
 /** The GlobalID type of a named policy: Phoenix's GraphQL name. */
 export const POLICY_TYPE = 'ProjectTraceRetentionPolicy';
@@ -32,6 +33,45 @@ export const traceRetentionPolicyJson = (row: TraceRetentionPolicyRow, hidden: r
   created_at: iso(row.created_at)!,
   updated_at: iso(row.updated_at)!,
   last_run: traceRetentionRunJson(row.last_run),
+});
+
+const runSchema = z
+  .object({
+    ran_at: isoTime,
+    started_before: isoTime.nullable(),
+    max_traces: z.number().nullable(),
+    projects: z.number(),
+    expired_traces: z.number(),
+    removed: z.object({ traces: z.number(), spans: z.number(), annotations: z.number() }),
+  })
+  .nullable();
+
+/** `traceRetentionPolicyJson`'s shape, as the routes declare it. */
+export const traceRetentionPolicySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  max_days: z.number().nullable(),
+  max_traces: z.number().nullable(),
+  projects: z.array(z.object({ id: z.string(), name: z.string() })),
+  created_at: isoTime,
+  updated_at: isoTime,
+  last_run: runSchema,
+});
+
+/** The default policy (`SERVICE_DEFAULT_RETENTION_POLICY_DAYS`): no id, no projects of its own. */
+export const defaultPolicySchema = z.object({
+  name: z.string(),
+  max_days: z.number().nullable(),
+  max_traces: z.null(),
+  last_run: runSchema,
+});
+
+/** A project's policy: its named one or the default (`policy_id` null). */
+export const projectPolicySchema = z.object({
+  project_id: z.string(),
+  project_name: z.string(),
+  policy_id: z.string().nullable(),
+  policy: z.union([traceRetentionPolicySchema, defaultPolicySchema]),
 });
 
 const maxDays = z.number().nullable().optional();

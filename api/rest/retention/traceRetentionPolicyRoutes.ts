@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { changeTraceRetentionPolicies } from '../../../domain/retention/changeTraceRetentionPolicies.ts';
 import type { TraceRetentionPolicyCommand } from '../../../domain/retention/commands.ts';
 import { isEventOf } from '../../../domain/loupeEvent.ts';
@@ -10,7 +9,6 @@ import {
 } from '../../../projections/retention/traceRetentionPolicyQueries.ts';
 import type { ProjectRow } from '../../../projections/projects/projectQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { globalIdOf } from '../../http/globalId.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { refusedAt } from '../../http/httpErrorOf.ts';
@@ -23,14 +21,20 @@ import {
   createPolicyBody,
   patchPolicyBody,
   policyRowidOf,
+  projectPolicySchema,
+  defaultPolicySchema,
+  traceRetentionPolicySchema,
   traceRetentionPolicyJson,
   traceRetentionRunJson,
 } from './traceRetentionPolicyJson.ts';
+import type { CommandContext } from '../../../domain/handleCommand.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, pageOf } from '../../http/responseSchemas.ts';
 
 /** Runs a policy command; a rule the domain refuses (`max_days: ...`, `name: ...`) is a 422 naming `body.<field>`. */
-const change = async (ctx: Koa.Context, deps: AppDeps, command: TraceRetentionPolicyCommand) => {
+const change = async (context: CommandContext, deps: AppDeps, command: TraceRetentionPolicyCommand) => {
   try {
-    return await changeTraceRetentionPolicies(deps.store, command, commandContextOf(ctx));
+    return await changeTraceRetentionPolicies(deps.store, command, context);
   } catch (error) {
     throw refusedAt('body.', error);
   }
@@ -76,6 +80,7 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/trace_retention_policies',
+      responses: { 200: pageOf(traceRetentionPolicySchema).extend({ default_policy: defaultPolicySchema }) },
       handler: async ({ access }) => {
         const { hidden } = await access();
         return {
@@ -90,16 +95,16 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/trace_retention_policies',
       body: createPolicyBody,
-      handler: async ({ ctx, body, command }) => {
+      responses: { 201: dataOf(traceRetentionPolicySchema) },
+      handler: async ({ body, command, context }) => {
         const { events } = await command(() =>
-          change(ctx, deps, {
+          change(context, deps, {
             type: 'CreateTraceRetentionPolicy',
             name: body.name,
             rule: { maxDays: body.max_days ?? null, maxTraces: body.max_traces ?? null },
           }),
         );
         const created = events.find((e) => isEventOf(e, ['TraceRetentionPolicyCreated']))!;
-        ctx.status = 201;
         return { data: await policyAfter(deps, created.data.policyId) };
       },
     }),
@@ -107,6 +112,7 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/trace_retention_policies/:policy_id',
+      responses: { 200: dataOf(traceRetentionPolicySchema) },
       handler: async ({ params, access }) => ({
         data: traceRetentionPolicyJson(await resolveTraceRetentionPolicy(deps.pool, params.policy_id!), (await access()).hidden),
       }),
@@ -116,10 +122,11 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PATCH',
       path: '/v1/trace_retention_policies/:policy_id',
       body: patchPolicyBody,
-      handler: async ({ ctx, params, body, command }) => {
+      responses: { 200: dataOf(traceRetentionPolicySchema) },
+      handler: async ({ params, body, command, context }) => {
         const policy = await resolveTraceRetentionPolicy(deps.pool, params.policy_id!);
         await command(() =>
-          change(ctx, deps, {
+          change(context, deps, {
             type: 'ChangeTraceRetentionPolicy',
             policyId: policy.id,
             ...(body.name === undefined ? {} : { name: body.name }),
@@ -133,16 +140,17 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'DELETE',
       path: '/v1/trace_retention_policies/:policy_id',
-      handler: async ({ ctx, params, command }) => {
+      responses: { 204: NO_CONTENT },
+      handler: async ({ params, command, context }) => {
         const policy = await resolveTraceRetentionPolicy(deps.pool, params.policy_id!);
-        await command(() => change(ctx, deps, { type: 'DeleteTraceRetentionPolicy', policyId: policy.id }));
-        ctx.status = 204;
+        await command(() => change(context, deps, { type: 'DeleteTraceRetentionPolicy', policyId: policy.id }));
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/trace_retention_policy',
+      responses: { 200: dataOf(projectPolicySchema) },
       handler: async ({ requireProject, params }) => ({
         data: await projectPolicyJson(deps, await resolveProject(deps.pool, params.project_identifier!, requireProject)),
       }),
@@ -152,7 +160,8 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/projects/:project_identifier/trace_retention_policy',
       body: assignPolicyBody,
-      handler: async ({ requireProject, ctx, params, body, command }) => {
+      responses: { 200: dataOf(projectPolicySchema) },
+      handler: async ({ requireProject, params, body, command, context }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         let policyId: number | null = null;
         if (body.policy_id !== null) {
@@ -164,7 +173,7 @@ export const traceRetentionPolicyRoutes = (deps: AppDeps): RouteDef[] => {
               `body.policy_id: no trace retention policy has the id "${body.policy_id}"`,
             );
         }
-        await command(() => change(ctx, deps, { type: 'SetProjectTraceRetentionPolicy', projectId: project.project_id, policyId }));
+        await command(() => change(context, deps, { type: 'SetProjectTraceRetentionPolicy', projectId: project.project_id, policyId }));
         return { data: await projectPolicyJson(deps, project) };
       },
     }),

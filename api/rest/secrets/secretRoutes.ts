@@ -5,7 +5,7 @@ import { cleanSecretKey, cleanSecretValue } from '../../../domain/secrets/secret
 import { listSecrets } from '../../../projections/secrets/secretQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
 import { checkField, plainString } from '../../http/fieldRule.ts';
-import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
+import { isoTime } from '../../http/responseSchemas.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { userGlobalId } from '../identity/userJson.ts';
@@ -33,6 +33,19 @@ const listQuery = z.object({
   limit: z.coerce.number().int().positive().max(1000).default(100),
 });
 
+const batchAnswer = z.object({ data: z.object({ upserted_keys: z.array(z.string()), deleted_keys: z.array(z.string()) }) });
+const secretPage = z.object({
+  data: z.array(
+    z.object({
+      key: z.string(),
+      owner: z.object({ id: z.string(), username: z.string(), email: z.string().nullable() }).nullable(),
+      created_at: isoTime,
+      updated_at: isoTime,
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
 export const secretRoutes = (deps: AppDeps): RouteDef[] => {
   const route = routeKit(deps);
   return [
@@ -41,9 +54,9 @@ export const secretRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'PUT',
       path: '/v1/secrets',
       body: putBody,
-      handler: async ({ ctx, body: { secrets }, settle }) => {
+      responses: { 200: batchAnswer },
+      handler: async ({ principal, context, body: { secrets }, settle }) => {
         secrets.forEach((entry, index) => checkEntry(index, entry));
-        const principal = principalOf(ctx);
         const result = await replaceSecrets(
           deps.store,
           deps.identity.keyring,
@@ -52,11 +65,11 @@ export const secretRoutes = (deps: AppDeps): RouteDef[] => {
             userId: principal === null || principal.kind === 'anonymous' ? null : principal.userId,
             now: deps.identity.now().toISOString(),
           },
-          commandContextOf(ctx),
+          context,
         );
         await settle(result.position);
         const outcome = secretBatchOutcome(secrets);
-        ctx.body = { data: { upserted_keys: outcome.upserted, deleted_keys: outcome.deleted } };
+        return { data: { upserted_keys: outcome.upserted, deleted_keys: outcome.deleted } };
       },
     }),
     route({
@@ -64,13 +77,14 @@ export const secretRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/secrets',
       query: listQuery,
-      handler: async ({ ctx, query }) => {
+      responses: { 200: secretPage },
+      handler: async ({ query }) => {
         const page = await listSecrets(deps.pool, {
           search: query.search?.trim() || null,
           afterKey: query.cursor ?? null,
           limit: query.limit,
         });
-        ctx.body = {
+        return {
           data: page.secrets.map((s) => ({
             key: s.key,
             owner: s.owner === null ? null : { id: userGlobalId(s.owner.userId), username: s.owner.username, email: s.owner.email },

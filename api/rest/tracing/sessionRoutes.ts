@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import { z } from 'zod';
 import type { Position } from '../../../domain/eventstore/types.ts';
 import { deleteTelemetryAcrossProjects } from '../../../domain/tracing/deleteTelemetryAcrossProjects.ts';
@@ -12,7 +11,6 @@ import {
   type SessionTurnRow,
 } from '../../../projections/tracing/sessionQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { type RequireProject, routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -20,9 +18,12 @@ import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { enumParam, limitParam, single } from '../../http/queryParams.ts';
 import { withoutNul } from '../../http/rejectNulChars.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
-import { costJson } from '../../http/costJson.ts';
+import { costJson, costSchema } from '../../http/costJson.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
+import type { CommandContext } from '../../../domain/handleCommand.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { dataOf, listOf, pageOf, isoTime } from '../../http/responseSchemas.ts';
 
 /** Phoenix's SessionData: the session's traces by start time, token sums of its LLM spans. */
 const sessionJson = (s: SessionRow, traces: readonly SessionTraceRow[]) => ({
@@ -66,8 +67,7 @@ const lookup = (deps: AppDeps, identifier: string) => {
 };
 
 /** The session named in the path; one in a project hidden from the caller is not found either. */
-const sessionParam = async (deps: AppDeps, ctx: Koa.Context, requireProject: RequireProject): Promise<SessionRow> => {
-  const raw = String(ctx.params.session_identifier);
+const sessionParam = async (deps: AppDeps, raw: string, requireProject: RequireProject): Promise<SessionRow> => {
   const session = await lookup(deps, raw);
   const notFound = () => new HttpError(404, 'session_not_found', `Session not found: ${raw}`);
   if (session === null) throw notFound();
@@ -76,13 +76,28 @@ const sessionParam = async (deps: AppDeps, ctx: Koa.Context, requireProject: Req
 };
 
 /** Sessions of several projects may be deleted together: one deletion append per project. */
-const deleteSessions = (deps: AppDeps, ctx: Koa.Context, sessions: readonly SessionRow[]): Promise<Position | null> =>
+const deleteSessions = (deps: AppDeps, context: CommandContext, sessions: readonly SessionRow[]): Promise<Position | null> =>
   deleteTelemetryAcrossProjects(
     deps.store,
     'sessions',
     sessions.map((s) => ({ projectId: s.project_id, projectName: s.project_name, id: s.session_id })),
-    commandContextOf(ctx),
+    context,
   );
+
+const sessionSchema = z.object({
+  id: z.string(),
+  session_id: z.string(),
+  project_id: z.string(),
+  start_time: isoTime,
+  end_time: isoTime,
+  traces: z.array(z.object({ id: z.string(), trace_id: z.string(), start_time: isoTime, end_time: isoTime })),
+  token_count_prompt: z.number(),
+  token_count_completion: z.number(),
+  token_count_total: z.number(),
+  cost: costSchema,
+});
+const ioSchema = z.object({ value: z.string(), mime_type: z.string() }).nullable();
+const turnSchema = z.object({ trace_id: z.string(), start_time: isoTime, end_time: isoTime, input: ioSchema, output: ioSchema });
 
 const listQuery = z.object({ cursor: single, limit: limitParam(100), order: enumParam(['asc', 'desc'], 'asc') });
 const deleteBody = z.object({ session_identifiers: z.array(z.string().refine(withoutNul, 'must not contain NUL characters')).min(1) });
@@ -94,8 +109,9 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/sessions',
       query: listQuery,
-      handler: async ({ requireProject, ctx, query: q }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
+      responses: { 200: pageOf(sessionSchema) },
+      handler: async ({ requireProject, query: q, params }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
         const rows = await listSessions(deps.pool, { projectId: project.id, cursor: cursorOf(q.cursor), limit: q.limit, order: q.order });
         const traces = await tracesOfSessions(
           deps.pool,
@@ -103,35 +119,37 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
         );
         const bySession = new Map<number, SessionTraceRow[]>();
         for (const t of traces) bySession.set(t.session_rowid, [...(bySession.get(t.session_rowid) ?? []), t]);
-        ctx.body = page(rows, q.limit, byRowid('ProjectSession'), (s) => sessionJson(s, bySession.get(s.id) ?? []));
+        return page(rows, q.limit, byRowid('ProjectSession'), (s) => sessionJson(s, bySession.get(s.id) ?? []));
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/sessions/:session_identifier',
-      handler: async ({ ctx, requireProject }) => {
-        const session = await sessionParam(deps, ctx, requireProject);
-        ctx.body = { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
+      responses: { 200: dataOf(sessionSchema) },
+      handler: async ({ requireProject, params }) => {
+        const session = await sessionParam(deps, params.session_identifier, requireProject);
+        return { data: sessionJson(session, await tracesOfSessions(deps.pool, [session.id])) };
       },
     }),
 
     route({
       method: 'GET',
       path: '/v1/sessions/:session_identifier/turns',
-      handler: async ({ ctx, requireProject }) => {
-        const session = await sessionParam(deps, ctx, requireProject);
-        ctx.body = { data: (await sessionTurns(deps.pool, session.id)).map(turnJson) };
+      responses: { 200: listOf(turnSchema) },
+      handler: async ({ requireProject, params }) => {
+        const session = await sessionParam(deps, params.session_identifier, requireProject);
+        return { data: (await sessionTurns(deps.pool, session.id)).map(turnJson) };
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/sessions/:session_identifier',
-      handler: async ({ ctx, settle, requireProject }) => {
-        const session = await sessionParam(deps, ctx, requireProject);
-        await settle(await deleteSessions(deps, ctx, [session]));
-        ctx.status = 204;
+      responses: { 204: NO_CONTENT },
+      handler: async ({ settle, requireProject, params, context }) => {
+        const session = await sessionParam(deps, params.session_identifier, requireProject);
+        await settle(await deleteSessions(deps, context, [session]));
       },
     }),
 
@@ -139,7 +157,8 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/sessions/delete',
       body: deleteBody,
-      handler: async ({ ctx, body: { session_identifiers: identifiers }, settle, access, requireProject }) => {
+      responses: { 204: NO_CONTENT },
+      handler: async ({ context, body: { session_identifiers: identifiers }, settle, access, requireProject }) => {
         const globalIds = identifiers.filter((s) => rowidOf('ProjectSession', s) !== null).length;
         if (globalIds !== 0 && globalIds !== identifiers.length) {
           throw new HttpError(
@@ -153,8 +172,7 @@ export const sessionRoutes = (deps: AppDeps): RouteDef[] => {
         const hidden = new Set((await access()).hidden);
         const sessions = found.filter((s) => !hidden.has(s.project_rowid));
         for (const s of sessions) await requireProject(s.project_rowid, () => new HttpError(404, 'session_not_found', 'Session not found'));
-        await settle(await deleteSessions(deps, ctx, sessions));
-        ctx.status = 204;
+        await settle(await deleteSessions(deps, context, sessions));
       },
     }),
   ];

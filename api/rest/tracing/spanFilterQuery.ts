@@ -2,16 +2,19 @@ import { z } from 'zod';
 import type { JsonScalar } from '../../../domain/base/jsonValue.ts';
 import { OPENINFERENCE_SPAN_KINDS } from '../../../domain/tracing/openInferenceSpanKind.ts';
 import { storableText } from '../../../domain/base/storableText.ts';
-import { SPAN_STATUS_CODES } from '../../../domain/tracing/spanRecord.ts';
+import { SPAN_STATUS_CODES } from '../../../domain/tracing/events.ts';
 import { isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 
 const upperIn = (allowed: readonly string[], parameter: string) =>
-  repeated.transform((values, ctx) => {
+  repeated.transform((values, refinement) => {
     if (values === undefined) return undefined;
     const upper = values.map((v) => v.trim().toUpperCase());
     const invalid = values.filter((_, i) => !allowed.includes(upper[i]!));
     if (invalid.length > 0) {
-      ctx.addIssue({ code: 'custom', message: `Invalid ${parameter} values: ${JSON.stringify(invalid)}; expected ${allowed.join(', ')}` });
+      refinement.addIssue({
+        code: 'custom',
+        message: `Invalid ${parameter} values: ${JSON.stringify(invalid)}; expected ${allowed.join(', ')}`,
+      });
       return z.NEVER;
     }
     return upper;
@@ -24,7 +27,7 @@ const shown = (raw: string): string => (raw.length > 100 ? `${raw.slice(0, 100)}
  * `attribute=key:value`, split on the first colon; the value is JSON when it parses (so `5` is a
  * number, `true` a boolean, `"5"` a string) and a plain string otherwise (docs/reference/rest-facts.md §4.1).
  */
-const attributeFilters = repeated.transform((values, ctx) => {
+const attributeFilters = repeated.transform((values, refinement) => {
   if (values === undefined) return undefined;
   const filters: { key: string; value: JsonScalar }[] = [];
   for (const raw of values) {
@@ -32,7 +35,7 @@ const attributeFilters = repeated.transform((values, ctx) => {
     const key = colon < 0 ? '' : raw.slice(0, colon).trim();
     const text = colon < 0 ? '' : raw.slice(colon + 1);
     if (colon < 0 || key === '' || text === '') {
-      ctx.addIssue({ code: 'custom', message: `"${shown(raw)}" must be key:value with a non-empty key and value` });
+      refinement.addIssue({ code: 'custom', message: `"${shown(raw)}" must be key:value with a non-empty key and value` });
       return z.NEVER;
     }
     let value: unknown;
@@ -42,7 +45,7 @@ const attributeFilters = repeated.transform((values, ctx) => {
       value = text;
     }
     if (value === null || typeof value === 'object') {
-      ctx.addIssue({
+      refinement.addIssue({
         code: 'custom',
         message: `"${shown(raw)}": the value must be a string, number or boolean, not null, a list or an object`,
       });
@@ -51,7 +54,7 @@ const attributeFilters = repeated.transform((values, ctx) => {
     // A JSON escape can smuggle in what the query string may not carry ("\u0000", a lone "\ud800"):
     // jsonb refuses both, so the filter is refused here rather than failing in Postgres.
     if (storableText(key) !== key || (typeof value === 'string' && storableText(value) !== value)) {
-      ctx.addIssue({ code: 'custom', message: `"${shown(raw)}": must not contain NUL characters or unpaired UTF-16 surrogates` });
+      refinement.addIssue({ code: 'custom', message: `"${shown(raw)}": must not contain NUL characters or unpaired UTF-16 surrogates` });
       return z.NEVER;
     }
     filters.push({ key, value: value as JsonScalar });

@@ -1,8 +1,7 @@
 import { mayIngestInto } from '../../../domain/access/projectStanding.ts';
-import type Koa from 'koa';
 import { deleteTelemetry } from '../../../domain/tracing/deleteTelemetry.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
-import type { SpanRecord } from '../../../domain/tracing/spanRecord.ts';
+import type { SpanRecord } from '../../../domain/tracing/events.ts';
 import { contentEncodingOf } from '../../../ingest/decompress.ts';
 import { bodyTooLarge } from '../../../ingest/readBody.ts';
 import { withAdmittedBody } from '../../../ingest/withAdmittedBody.ts';
@@ -11,15 +10,19 @@ import { existingSpanIds, findSpan, listSpans } from '../../../projections/traci
 import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
 import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf, principalOf } from '../../http/commandContextOf.ts';
+import { answer, NO_CONTENT, raw, rawBody } from '../../http/answer.ts';
 import { HttpError } from '../../http/httpError.ts';
-import { routeKit, type RestRequest } from '../../http/restRoute.ts';
+import { type RawUpload, routeKit, type RestRequest } from '../../http/restRoute.ts';
+import { isoTime } from '../../http/responseSchemas.ts';
+import { z } from 'zod';
 import type { RouteDef } from '../../http/route.ts';
 import { spanFilterQuery, type SpanFilterQuery } from './spanFilterQuery.ts';
 import { jsonWithBigInts, otlpSpanJson, spanJson } from './spanJson.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
 import { rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
+import { pageOf } from '../../http/responseSchemas.ts';
+import { costSchema } from '../../http/costJson.ts';
 
 const spansOf = (deps: AppDeps, project: ProjectRow, q: SpanFilterQuery, withKinds: boolean) => {
   const conditions = filterConditions('span', q);
@@ -71,10 +74,16 @@ const isJson = (contentType: string): boolean => {
  */
 const createSpans = async (
   deps: AppDeps,
-  ctx: Koa.Context,
-  { settle, requireProject }: Pick<RestRequest<unknown, unknown>, 'settle' | 'requireProject'>,
+  identifier: string,
+  upload: RawUpload,
+  {
+    headers,
+    principal,
+    context,
+    settle,
+    requireProject,
+  }: Pick<RestRequest<unknown, unknown, unknown>, 'headers' | 'principal' | 'context' | 'settle' | 'requireProject'>,
 ) => {
-  const identifier = String(ctx.params.project_identifier);
   // A GlobalID must name an existing project; a name is created on first use. An existing one is
   // checked before the body is read (hidden: 404, a grant without `ingest`: 403); the stream's
   // state is checked again when the spans are stored (`mayStoreInto`).
@@ -83,14 +92,15 @@ const createSpans = async (
     await requireProject(existing.id, () => new HttpError(404, 'project_not_found', 'No project you can see has this name'));
   const projectName =
     rowidOf('Project', identifier) !== null ? (await resolveProject(deps.pool, identifier, requireProject)).name : identifier;
-  if (!isJson(ctx.get('content-type')))
-    throw new HttpError(422, 'invalid_body', `body: expected JSON (Content-Type: application/json), got ${ctx.get('content-type')}`);
+  const contentType = headers['content-type'] ?? '';
+  if (!isJson(contentType))
+    throw new HttpError(422, 'invalid_body', `body: expected JSON (Content-Type: application/json), got ${contentType}`);
   const { budget, decoder, pace } = deps.spanIngest;
   const maxBytes = deps.settings.maxRequestBytes;
-  const declared = ctx.request.length;
+  const declared = upload.length;
   if (declared !== undefined && declared > maxBytes) throw bodyTooLarge(maxBytes);
-  const encoding = contentEncodingOf(ctx.get('content-encoding') || undefined);
-  await withAdmittedBody(ctx.req, { budget, maxBytes, encoding, pace }, async (body) => {
+  const encoding = contentEncodingOf(headers['content-encoding'] || undefined);
+  return await withAdmittedBody(upload.stream, { budget, maxBytes, encoding, pace }, async (body) => {
     const decoded = await decoder.decode({ body, format: 'phoenix', projectName });
     const verdict = decoded.phoenix!;
     if (verdict.kind === 'malformed') throw new HttpError(400, 'malformed_body', `Request body is not valid JSON: ${verdict.message}`);
@@ -105,9 +115,7 @@ const createSpans = async (
       );
     if (verdict.kind === 'not_spans') {
       // FastAPI's validation shape: the client maps `loc` back to the spans it sent.
-      ctx.status = 422;
-      ctx.body = { detail: verdict.issues, code: 'invalid_body' };
-      return;
+      return answer(422, { detail: verdict.issues, code: 'invalid_body' });
     }
     const records = decoded.batches.flatMap((b) => b.spans);
     const stored = await storedSpanIds(deps, records);
@@ -127,22 +135,39 @@ const createSpans = async (
         duplicate_spans: duplicates.map((d) => ({ span_id: d.spanId, trace_id: d.traceId })),
         invalid_spans: verdict.invalid,
       };
-      ctx.status = 400;
-      ctx.body = { detail: JSON.stringify(report), code: 'invalid_spans' };
-      return;
+      return answer(400, { detail: JSON.stringify(report), code: 'invalid_spans' });
     }
     if (records.length > 0) {
-      const position = await ingestSpans(deps.store, decoded.batches, commandContextOf(ctx), {
-        mayStoreInto: mayIngestInto(principalOf(ctx)),
+      const position = await ingestSpans(deps.store, decoded.batches, context, {
+        mayStoreInto: mayIngestInto(principal),
       });
       // Phoenix only queues the spans (202); waiting lets the caller read them right away, but the
       // spans are stored either way, so a slow read model must not turn into an error and a retry.
       await settle(position, { whenSlow: 'answer' });
     }
-    ctx.status = 202;
-    ctx.body = { total_received: verdict.received, total_queued: records.length };
+    return answer(202, { total_received: verdict.received, total_queued: records.length });
   });
 };
+
+/** `spanJson`'s shape (attributes and events are the span's own JSON). */
+const spanSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  context: z.object({ trace_id: z.string(), span_id: z.string() }),
+  span_kind: z.string(),
+  parent_id: z.string().nullable(),
+  start_time: isoTime,
+  end_time: isoTime,
+  status_code: z.string(),
+  status_message: z.string(),
+  attributes: z.unknown(),
+  events: z.array(z.unknown()),
+  cost: costSchema,
+});
+
+/** Phoenix's answers to a spans upload: queued (202), or its FastAPI-shaped refusals. */
+const createdSpans = z.object({ total_received: z.number(), total_queued: z.number() });
+const refusal = z.object({ detail: z.unknown(), code: z.string() });
 
 export const spanRoutes = (deps: AppDeps): RouteDef[] => {
   const route = routeKit(deps);
@@ -151,6 +176,7 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/spans',
       query: spanFilterQuery,
+      responses: { 200: pageOf(spanSchema) },
       handler: async ({ requireProject, params, query }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
         return page(await spansOf(deps, project, query, true), query.limit, byRowid('Span'), spanJson);
@@ -161,10 +187,12 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/spans/otlpv1',
       query: spanFilterQuery,
-      handler: async ({ requireProject, ctx, params, query }) => {
+      // JSON written by hand: nanosecond times are integers beyond 2^53 (jsonWithBigInts).
+      responses: { 200: rawBody('application/json') },
+      handler: async ({ requireProject, params, query }) => {
         const project = await resolveProject(deps.pool, params.project_identifier!, requireProject);
-        ctx.type = 'application/json';
-        return jsonWithBigInts(page(await spansOf(deps, project, query, false), query.limit, byRowid('Span'), otlpSpanJson));
+        const spans = page(await spansOf(deps, project, query, false), query.limit, byRowid('Span'), otlpSpanJson);
+        return raw({ type: 'application/json', body: jsonWithBigInts(spans) });
       },
     }),
 
@@ -172,28 +200,29 @@ export const spanRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'POST',
       path: '/v1/projects/:project_identifier/spans',
       body: 'raw',
-      handler: ({ ctx, settle, requireProject }) => createSpans(deps, ctx, { settle, requireProject }),
+      responses: { 202: createdSpans, 400: refusal, 422: refusal },
+      handler: (request) => createSpans(deps, request.params.project_identifier, request.body, request),
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/spans/:span_identifier',
-      handler: async ({ ctx, params, command, requireProject }) => {
+      responses: { 204: NO_CONTENT },
+      handler: async ({ params, command, requireProject }) => {
         const raw = params.span_identifier!;
         const rowid = rowidOf('Span', raw);
         const span = await findSpan(deps.pool, rowid !== null ? { id: rowid } : { spanId: raw.toLowerCase() });
         const notFound = () => new HttpError(404, 'span_not_found', `Span not found: ${raw}`);
         if (span === null) throw notFound();
         await requireProject(span.project_rowid, notFound);
-        await command(() =>
+        await command((context) =>
           deleteTelemetry(
             deps.store,
             span.project_name,
             { type: 'DeleteSpans', projectId: span.project_id, spanIds: [span.span_id] },
-            commandContextOf(ctx),
+            context,
           ),
         );
-        ctx.status = 204;
       },
     }),
   ];

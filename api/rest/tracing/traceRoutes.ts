@@ -5,16 +5,17 @@ import { findTrace, listTraces, spansOfTraces, type TraceRow, type TraceSpanRow 
 import { boundedQuery } from '../../../projections/filters/boundedQuery.ts';
 import { filterConditions } from '../../../projections/filters/filterConditions.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { commandContextOf } from '../../http/commandContextOf.ts';
 import { HttpError } from '../../http/httpError.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { boolParam, enumParam, isoTimeParam, limitParam, repeated, single } from '../../http/queryParams.ts';
 import { resolveProject } from '../projects/resolveProject.ts';
-import { costJson } from '../../http/costJson.ts';
+import { costJson, costSchema } from '../../http/costJson.ts';
 import { globalIdOf, rowidOf } from '../../http/globalId.ts';
 import { byRowid, cursorOf, page } from '../../http/page.ts';
+import { NO_CONTENT } from '../../http/answer.ts';
+import { pageOf, isoTime } from '../../http/responseSchemas.ts';
 
 const listQuery = z.object({
   start_time: isoTimeParam,
@@ -57,6 +58,32 @@ const traceJson = (t: TraceRow, spans: readonly TraceSpanRow[] | null) => ({
   spans: spans === null ? null : spans.map(traceSpanJson),
 });
 
+const traceSchema = z.object({
+  id: z.string(),
+  trace_id: z.string(),
+  project_id: z.string(),
+  start_time: isoTime,
+  end_time: isoTime,
+  token_count_prompt: z.number(),
+  token_count_completion: z.number(),
+  token_count_total: z.number(),
+  cost: costSchema,
+  spans: z
+    .array(
+      z.object({
+        id: z.string(),
+        span_id: z.string(),
+        parent_id: z.string().nullable(),
+        name: z.string(),
+        span_kind: z.string(),
+        status_code: z.string(),
+        start_time: isoTime,
+        end_time: isoTime,
+      }),
+    )
+    .nullable(),
+});
+
 export const traceRoutes = (deps: AppDeps): RouteDef[] => {
   const route = routeKit(deps);
   return [
@@ -64,8 +91,9 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => {
       method: 'GET',
       path: '/v1/projects/:project_identifier/traces',
       query: listQuery,
-      handler: async ({ requireProject, ctx, query: q }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
+      responses: { 200: pageOf(traceSchema) },
+      handler: async ({ requireProject, query: q, params }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
         let sessionIds: readonly number[] | undefined;
         if (q.session_identifier !== undefined) {
           const rowids = q.session_identifier.map((s) => rowidOf('ProjectSession', s));
@@ -100,15 +128,16 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => {
           : null;
         const byTrace = new Map<number, TraceSpanRow[]>();
         for (const s of spans ?? []) byTrace.set(s.trace_rowid, [...(byTrace.get(s.trace_rowid) ?? []), s]);
-        ctx.body = page(rows, q.limit, byRowid('Trace'), (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
+        return page(rows, q.limit, byRowid('Trace'), (t) => traceJson(t, spans === null ? null : (byTrace.get(t.id) ?? [])));
       },
     }),
 
     route({
       method: 'DELETE',
       path: '/v1/traces/:trace_identifier',
-      handler: async ({ ctx, settle, requireProject }) => {
-        const raw = String(ctx.params.trace_identifier);
+      responses: { 204: NO_CONTENT },
+      handler: async ({ settle, requireProject, params, context }) => {
+        const raw = params.trace_identifier;
         const rowid = rowidOf('Trace', raw);
         const trace = await findTrace(deps.pool, rowid !== null ? { id: rowid } : { traceId: raw.toLowerCase() });
         const notFound = () => new HttpError(404, 'trace_not_found', `Trace not found: ${raw}`);
@@ -118,10 +147,9 @@ export const traceRoutes = (deps: AppDeps): RouteDef[] => {
           deps.store,
           trace.project_name,
           { type: 'DeleteTraces', projectId: trace.project_id, traceIds: [trace.trace_id] },
-          commandContextOf(ctx),
+          context,
         );
         await settle(position);
-        ctx.status = 204;
       },
     }),
   ];

@@ -1,6 +1,8 @@
 import { listTraceUsers, type TraceUserRow } from '../../../projections/tracing/traceUserQueries.ts';
 import type { AppDeps } from '../../appDeps.ts';
-import { costJson } from '../../http/costJson.ts';
+import { z } from 'zod';
+import { costJson, costSchema } from '../../http/costJson.ts';
+import { isoTime, listOf } from '../../http/responseSchemas.ts';
 import { isoFromMicros } from '../../http/pythonIsoTime.ts';
 import { routeKit } from '../../http/restRoute.ts';
 import type { RouteDef } from '../../http/route.ts';
@@ -20,6 +22,19 @@ const traceUserJson = (u: TraceUserRow) => ({
   last_seen: isoFromMicros(u.last_seen_us),
 });
 
+const traceUserSchema = z.object({
+  user_id: z.string(),
+  trace_count: z.number(),
+  session_count: z.number(),
+  error_count: z.number(),
+  token_count_prompt: z.number(),
+  token_count_completion: z.number(),
+  token_count_total: z.number(),
+  cost: costSchema,
+  first_seen: isoTime,
+  last_seen: isoTime,
+});
+
 /**
  * `GET /v1/projects/{project_identifier}/users`: the people using the traced app (not Loupe's
  * accounts), as Langfuse's Users view lists them. Loupe's own; a read like the project's traces.
@@ -30,9 +45,10 @@ export const traceUserRoutes = (deps: AppDeps): RouteDef[] => {
     route({
       method: 'GET',
       path: '/v1/projects/:project_identifier/users',
-      handler: async ({ requireProject, ctx }) => {
-        const project = await resolveProject(deps.pool, String(ctx.params.project_identifier), requireProject);
-        ctx.body = { data: (await listTraceUsers(deps.pool, project.id)).map(traceUserJson) };
+      responses: { 200: listOf(traceUserSchema) },
+      handler: async ({ requireProject, params }) => {
+        const project = await resolveProject(deps.pool, params.project_identifier, requireProject);
+        return { data: (await listTraceUsers(deps.pool, project.id)).map(traceUserJson) };
       },
     }),
   ];

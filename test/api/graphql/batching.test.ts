@@ -101,6 +101,8 @@ const run = async (server: TestServer, source: string, variables: Record<string,
     koa: {} as GraphqlContext['koa'],
     loaders: createLoaders(pool),
     command: { actor: 'test', requestId: null },
+    // These queries write nothing: a mutation's wait would be a bug here.
+    settle: async () => assert.unreachable('a query settled a write'),
     access: await loadProjectAccess(pool, { kind: 'anonymous' }),
   };
   const result = await graphql({ schema: graphqlSchema(), source, variableValues: variables, contextValue });

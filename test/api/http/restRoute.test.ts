@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import { DATASET_LABELS_STREAM } from '../../../domain/datasets/datasetStream.ts';
 import type { DatasetLabelEvent } from '../../../domain/datasets/events.ts';
 import { DomainError, type DomainErrorKind } from '../../../domain/errors.ts';
+import { z } from 'zod';
+import { answer, NO_CONTENT, raw, rawBody } from '../../../api/http/answer.ts';
+import { AnswerMismatchError, checkAnswer } from '../../../api/http/checkAnswer.ts';
 import { shapeError } from '../../../api/http/errorMiddleware.ts';
 import type { HttpError } from '../../../api/http/httpError.ts';
 import { httpErrorOf, refusedAt } from '../../../api/http/httpErrorOf.ts';
@@ -35,6 +38,40 @@ test('the kit and the error middleware answer every DomainError kind alike (unau
     return mapped.status;
   });
   assert.equal(statuses, [400, 409, 404, 403, 401, 429]);
+});
+
+const declared = {
+  200: z.object({ data: z.object({ id: z.string(), name: z.string() }) }),
+  204: NO_CONTENT,
+  206: rawBody('text/csv'),
+};
+
+/** What checkAnswer throws for a result (null: it accepts it). */
+const mismatch = (result: unknown): string | null => {
+  try {
+    checkAnswer('GET /v1/things', declared, result, 200);
+    return null;
+  } catch (error) {
+    assert.instance(error, AnswerMismatchError);
+    return (error as Error).message;
+  }
+};
+
+test('an answer that fits its route’s declared responses passes the check', () => {
+  assert.is(mismatch({ data: { id: 'a', name: 'b' } }), null);
+  assert.is(mismatch(answer(204, undefined)), null);
+  assert.is(mismatch(raw({ status: 206, type: 'text/csv', body: 'a,b\n' })), null);
+});
+
+test('an answer its route does not declare is a mismatch naming the route and what is wrong', () => {
+  assert.is(
+    mismatch({ data: { id: 'a' } }),
+    'GET /v1/things answered what it does not declare: response.data.name: Invalid input: expected string, received undefined',
+  );
+  assert.match(mismatch(answer(201, { data: { id: 'a', name: 'b' } }))!, /status 201 is not declared/);
+  assert.match(mismatch(answer(204, { data: 1 }))!, /status 204 has no body/);
+  assert.match(mismatch(raw({ type: 'text/csv', body: '' }))!, /status 200 answers JSON, not raw text\/csv/);
+  assert.match(mismatch(answer(206, 'a,b'))!, /status 206 answers raw text\/csv/);
 });
 
 test('a field rule the domain refuses is a 422 naming the field; other errors pass unchanged', () => {
