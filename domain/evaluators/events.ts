@@ -1,9 +1,10 @@
 import type { DomainEvent } from '../decider.ts';
 import type { JsonObject } from '../base/jsonValue.ts';
+import type { TemplateFormat } from '../base/templateFormat.ts';
 
 export type EvaluatorKind = 'LLM' | 'CODE' | 'BUILTIN';
 export type OptimizationDirection = 'MAXIMIZE' | 'MINIMIZE' | 'NONE';
-export type TemplateFormat = 'MUSTACHE' | 'F_STRING' | 'NONE';
+export type { TemplateFormat };
 
 /** One chat message of a judge's template, as the playground sends them. */
 export type TemplateMessage = { readonly role: string; readonly content: string };

@@ -1,5 +1,5 @@
 import { type ModelClient, ModelRefusal } from '../modelCalls/modelCall.ts';
-import { renderTemplate } from '../playground/renderTemplate.ts';
+import { renderTemplate } from '../base/renderTemplate.ts';
 import type { JsonValue } from '../base/jsonValue.ts';
 import type { LlmEvaluatorSpec } from './evaluatorDefinition.ts';
 import type { EvaluationResult, LlmJudge } from './runEvaluator.ts';

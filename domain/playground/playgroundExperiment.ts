@@ -1,6 +1,6 @@
 import type { JsonValue } from '../base/jsonValue.ts';
 import type { ToolCall } from './playgroundSpan.ts';
-import type { Variables } from './renderTemplate.ts';
+import type { Variables } from '../base/renderTemplate.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../decider.ts';
 import type { JsonObject, JsonValue } from '../base/jsonValue.ts';
+import type { TemplateFormat } from '../base/templateFormat.ts';
 
 export const MODEL_PROVIDERS = [
   'OPENAI',
@@ -21,8 +22,7 @@ export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
 export const TEMPLATE_TYPES = ['CHAT', 'STR'] as const;
 export type TemplateType = (typeof TEMPLATE_TYPES)[number];
-export const TEMPLATE_FORMATS = ['MUSTACHE', 'F_STRING', 'NONE'] as const;
-export type TemplateFormat = (typeof TEMPLATE_FORMATS)[number];
+export { TEMPLATE_FORMATS, type TemplateFormat } from '../base/templateFormat.ts';
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'model', 'ai', 'tool', 'system', 'developer'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];

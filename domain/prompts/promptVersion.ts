@@ -8,7 +8,7 @@ import {
   TEMPLATE_FORMATS,
   TEMPLATE_TYPES,
 } from './events.ts';
-import { templateVariables } from './promptTemplate.ts';
+import { templateVariables } from '../base/templateVariables.ts';
 
 export {
   type ContentPart,

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
-import { type FakeOpenAi, startFakeOpenAi } from '../api/playground/fakeOpenAiServer.ts';
+import { type OpenAi, startOpenAi } from '../peers/openAi.ts';
 import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.ts';
 import { unexpectedProblems } from './support/flows.ts';
 import { screenshot } from './support/screenshots.ts';
@@ -14,11 +14,11 @@ import { startUiServer, type UiServer } from './support/uiServer.ts';
  * among them), and opens the experiment that recorded them.
  */
 
-type Ctx = { server: UiServer; browser: Browser; provider: FakeOpenAi };
+type Ctx = { server: UiServer; browser: Browser; provider: OpenAi };
 const test = suite<Ctx>('playground over a dataset, auth off', {} as Ctx);
 
 test.before(async (ctx) => {
-  ctx.provider = await startFakeOpenAi();
+  ctx.provider = await startOpenAi();
   ctx.server = await startUiServer({ auth: false, env: { OPENAI_API_KEY: 'sk-e2e-dataset-91c2' } });
   ctx.browser = await launchBrowser();
   const upload = await fetch(ctx.server.href('/v1/datasets/upload?sync=true'), {

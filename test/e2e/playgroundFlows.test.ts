@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser } from 'playwright-core';
-import { type FakeOpenAi, startFakeOpenAi } from '../api/playground/fakeOpenAiServer.ts';
+import { type OpenAi, startOpenAi } from '../peers/openAi.ts';
 import { callAs, createUser } from '../support/authClient.ts';
 import { launchBrowser, openPage, screenshotLeftOpen } from './support/browser.ts';
 import { signIn, unexpectedProblems } from './support/flows.ts';
@@ -16,7 +16,7 @@ import { exportSpans, hexId, type OtlpSpan } from './tracingFixtures.ts';
  * not run.
  */
 
-type Ctx = { server: UiServer; browser: Browser; provider: FakeOpenAi; spanId: string };
+type Ctx = { server: UiServer; browser: Browser; provider: OpenAi; spanId: string };
 const test = suite<Ctx>('playground, auth on', {} as Ctx);
 
 const KEY = 'sk-e2e-playground-7d1f';
@@ -53,7 +53,7 @@ const llmSpan = (): OtlpSpan => ({
 });
 
 test.before(async (ctx) => {
-  ctx.provider = await startFakeOpenAi();
+  ctx.provider = await startOpenAi();
   ctx.server = await startUiServer({ auth: true });
   ctx.browser = await launchBrowser();
   const admin = { bearer: ctx.server.adminSecret! };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatMessage, ModelAnswer, ModelDelta } from '../../../domain/modelCalls/modelCall.ts';
 import { playgroundSpanBatch } from '../../../domain/playground/playgroundSpan.ts';
-import type { Variables } from '../../../domain/playground/renderTemplate.ts';
+import type { Variables } from '../../../domain/base/renderTemplate.ts';
 import { ingestSpans } from '../../../domain/tracing/ingestSpans.ts';
 import type { CommandContext } from '../../../domain/handleCommand.ts';
 import type { AppDeps } from '../../appDeps.ts';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { can } from '../../../domain/access/can.ts';
 import type { Principal } from '../../../domain/access/principal.ts';
 import { type ChatMessage, type ModelEndpoint, ModelRefusal, reservedParameters } from '../../../domain/modelCalls/modelCall.ts';
-import { renderTemplate, type Variables } from '../../../domain/playground/renderTemplate.ts';
+import { renderTemplate, type Variables } from '../../../domain/base/renderTemplate.ts';
 import {
   MESSAGE_ROLES,
   type PromptTemplate,

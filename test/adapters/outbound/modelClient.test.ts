@@ -3,17 +3,17 @@ import * as assert from 'uvu/assert';
 import { createModelClient } from '../../../adapters/outbound/modelClient.ts';
 import { type ModelClient, ModelRefusal } from '../../../domain/modelCalls/modelCall.ts';
 import { createKeyring, encryptSecret } from '../../../domain/secrets/crypto.ts';
-import { type FakeOpenAi, startFakeOpenAi } from '../../api/playground/fakeOpenAiServer.ts';
+import { type OpenAi, startOpenAi } from '../../peers/openAi.ts';
 
 /**
  * The model port as a reactor holds it: no route, no request, no api/ import. A local server
  * speaking OpenAI's streaming protocol stands in for the provider.
  */
-type Ctx = { fake: FakeOpenAi; models: ModelClient; debug: string[] };
+type Ctx = { fake: OpenAi; models: ModelClient; debug: string[] };
 const test = suite<Ctx>('model client (the outbound port for model providers)', {} as Ctx);
 
 test.before.each(async (ctx) => {
-  ctx.fake = await startFakeOpenAi();
+  ctx.fake = await startOpenAi();
   ctx.debug = [];
   const keyring = createKeyring([{ keyId: 'k1', secret: 'a test secret for the keyring' }]);
   ctx.models = createModelClient({

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startJudgeOpenAi } from '../../peers/judgeOpenAi.ts';
+import { startOpenAi } from '../../peers/openAi.ts';
 import { annotationsOf, attach, span } from '../../support/evaluatorFixtures.ts';
 import { callJson, seed } from '../../support/restClient.ts';
 import { eventually } from '../../support/restClient.ts';
@@ -9,7 +9,7 @@ import { startTestServer } from '../../support/testServer.ts';
 const test = suite('LLM evaluators and sampling');
 
 test('an LLM judge annotates each matching span once with the label and score its choices map to; 429s are retried', async () => {
-  const judge = await startJudgeOpenAi({ refuseFirst: 2 });
+  const judge = await startOpenAi({ refuseFirst: 2 });
   const server = await startTestServer({ env: { OPENAI_BASE_URL: judge.baseUrl, OPENAI_API_KEY: 'sk-judge' } });
   try {
     await callJson(server, 'POST', '/v1/projects', { name: 'judged' });
@@ -17,7 +17,7 @@ test('an LLM judge annotates each matching span once with the label and score it
       name: 'correctness',
       kind: 'LLM',
       provider: 'OPENAI',
-      model_name: 'gpt-4o-mini',
+      model_name: 'judge',
       template: [{ role: 'user', content: 'Question: {{input}}\nAnswer: {{output}}\nIs the answer correct?' }],
       output_config: { choices: { correct: 1, incorrect: 0 } },
     });

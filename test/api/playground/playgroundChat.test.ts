@@ -3,15 +3,15 @@ import * as assert from 'uvu/assert';
 import { loadConfig } from '../../../ops/config.ts';
 import { authEnv, callAs, createUser, login, type Credentials } from '../../support/authClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
-import { type FakeOpenAi, startFakeOpenAi } from './fakeOpenAiServer.ts';
+import { type OpenAi, startOpenAi } from '../../peers/openAi.ts';
 
-type Ctx = { server: TestServer; provider: FakeOpenAi; admin: Credentials };
+type Ctx = { server: TestServer; provider: OpenAi; admin: Credentials };
 const test = suite<Ctx>('playground chat REST', {} as Ctx);
 
 const KEY = 'sk-playground-test-4f9c2b7e';
 
 test.before(async (ctx) => {
-  ctx.provider = await startFakeOpenAi();
+  ctx.provider = await startOpenAi();
   const env = authEnv({ SERVICE_PLAYGROUND_TIMEOUT_SECONDS: '1' });
   ctx.server = await startTestServer({ env });
   ctx.admin = { bearer: env.SERVICE_ADMIN_SECRET };

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authEnv, callAs, createUser, type Credentials, login } from '../../support/authClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
-import { type FakeOpenAi, startFakeOpenAi } from './fakeOpenAiServer.ts';
+import { type OpenAi, startOpenAi } from '../../peers/openAi.ts';
 
 /**
  * A prompt over a dataset version from the playground, against a local OpenAI-compatible server:
@@ -10,13 +10,13 @@ import { type FakeOpenAi, startFakeOpenAi } from './fakeOpenAiServer.ts';
  * provider call traced into the playground project.
  */
 
-type Ctx = { server: TestServer; provider: FakeOpenAi; admin: Credentials };
+type Ctx = { server: TestServer; provider: OpenAi; admin: Credentials };
 const test = suite<Ctx>('playground experiments REST', {} as Ctx);
 
 const KEY = 'sk-playground-experiments-51ad';
 
 test.before(async (ctx) => {
-  ctx.provider = await startFakeOpenAi();
+  ctx.provider = await startOpenAi();
   const env = authEnv({ SERVICE_PLAYGROUND_TIMEOUT_SECONDS: '5' });
   ctx.server = await startTestServer({ env });
   ctx.admin = { bearer: env.SERVICE_ADMIN_SECRET };

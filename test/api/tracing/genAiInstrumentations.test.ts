@@ -7,7 +7,7 @@ import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createRequire } from 'node:module';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OPENAI_RESPONSE_MODEL, OPENAI_USAGE, type OpenAiApi, startOpenAiApi } from '../../peers/openAiApi.ts';
+import { OPENAI_RESPONSE_MODEL, OPENAI_USAGE, type OpenAi, startOpenAi } from '../../peers/openAi.ts';
 import { callJson, eventually } from '../../support/restClient.ts';
 import { startTestServer, type TestServer } from '../../support/testServer.ts';
 
@@ -20,11 +20,11 @@ const { OpenAIInstrumentation: OtelOpenAIInstrumentation } =
 const { OpenAIInstrumentation: TraceloopOpenAIInstrumentation } =
   require('@traceloop/instrumentation-openai') as typeof import('@traceloop/instrumentation-openai');
 
-type Ctx = { server: TestServer; openAi: OpenAiApi };
+type Ctx = { server: TestServer; openAi: OpenAi };
 const test = suite<Ctx>('GenAI instrumentations of the openai SDK → LLM spans', {} as Ctx);
 test.before(async (ctx) => {
   ctx.server = await startTestServer();
-  ctx.openAi = await startOpenAiApi();
+  ctx.openAi = await startOpenAi();
 });
 test.after(async (ctx) => {
   await ctx.openAi.close();

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { playgroundProvider } from '../../../domain/playground/playgroundProvider.ts';
-import { renderTemplate } from '../../../domain/playground/renderTemplate.ts';
+import { renderTemplate } from '../../../domain/base/renderTemplate.ts';
 
 test('mustache: variables, dotted names, triple braces, no HTML escaping, comments', () => {
   const vars = { name: 'Ada & <Bob>', user: { city: 'Paris' }, n: 3 };

@@ -1,6 +1,6 @@
-import type { TemplateFormat } from './events.ts';
+import type { TemplateFormat } from './templateFormat.ts';
 
-export { TEMPLATE_FORMATS, type TemplateFormat } from './events.ts';
+export { TEMPLATE_FORMATS, type TemplateFormat } from './templateFormat.ts';
 
 /** A template's variables in order of first use, or what is wrong with it (naming the character). */
 export type TemplateParse = { readonly variables: readonly string[] } | { readonly problem: string };

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fStringVariables, mustacheVariables, templateVariables } from '../../../domain/prompts/promptTemplate.ts';
+import { fStringVariables, mustacheVariables, templateVariables } from '../../../domain/base/templateVariables.ts';
 
 const problem = (parse: ReturnType<typeof mustacheVariables>): string => ('problem' in parse ? parse.problem : 'no problem');
 

@@ -1,5 +1,5 @@
-import { templateVariables } from '../prompts/promptTemplate.ts';
-import type { TemplateFormat } from '../prompts/promptVersion.ts';
+import type { TemplateFormat } from './templateFormat.ts';
+import { templateVariables } from './templateVariables.ts';
 
 /** The filled-in text, or what is wrong (a template that does not parse, a variable with no value). */
 export type Rendered = { readonly text: string } | { readonly problem: string };
