@@ -1,5 +1,7 @@
 import { sql, type DatabaseTransactionConnection, type FragmentSqlToken } from 'slonik';
 import type { EvaluationFailed, EvaluatorEvent } from '../../domain/evaluators/events.ts';
+import { ERASED_ERROR } from '../../domain/evaluators/erasedFailures.ts';
+import type { ContentRemoved } from '../../domain/retention/events.ts';
 import type { StoredEvent } from '../../domain/eventstore/types.ts';
 import { clippedText, MESSAGE_MAX_BYTES, storableName } from '../../domain/base/storableText.ts';
 
@@ -139,8 +141,19 @@ export const applyEvaluationFailed = async (tx: DatabaseTransactionConnection, e
   const projectId = typeof d?.projectId === 'string' && UUID.test(d.projectId) ? d.projectId.toLowerCase() : null;
   if (attachmentId === null || evaluatorId === null || projectId === null) return;
   await tx.query(sql.unsafe`
-    INSERT INTO evaluation_failures (attachment_id, version, target, target_id, evaluator_id, project_id, error, attempts, failed_at)
+    INSERT INTO evaluation_failures (attachment_id, version, target, target_id, evaluator_id, project_id, error, attempts, failed_at, event_id)
     VALUES (${attachmentId}, ${id(d.version) ?? 1}, ${storableName(text(d.target))}, ${storableName(text(d.targetId))}, ${evaluatorId},
-      ${projectId}, ${clippedText(text(d.error), 4000)}, ${id(d.attempts) ?? 1}, ${event.metadata.time})
+      ${projectId}, ${clippedText(text(d.error), 4000)}, ${id(d.attempts) ?? 1}, ${event.metadata.time}, ${event.id})
     ON CONFLICT DO NOTHING`);
+};
+
+/**
+ * An erasure rewrote events (projections/retention/erasureReactor.ts): a failure among them judged
+ * an erased target, and its row forgets the error text as the log did (a rebuild reads the rewritten event).
+ */
+export const applyContentRemoved = async (tx: DatabaseTransactionConnection, event: StoredEvent & ContentRemoved): Promise<void> => {
+  const erased = Array.isArray(event.data?.erased) ? event.data.erased.map((e) => e?.id).filter((i) => typeof i === 'string') : [];
+  if (erased.length === 0) return;
+  await tx.query(sql.unsafe`
+    UPDATE evaluation_failures SET error = ${ERASED_ERROR} WHERE event_id = ANY(${sql.array(erased, 'text')})`);
 };

@@ -61,4 +61,10 @@ export const evaluatorsMigrations: readonly Migration[] = [
       CREATE INDEX evaluation_failures_evaluator ON evaluation_failures (evaluator_id, failed_at DESC);
     `,
   },
+  {
+    // The failure's event, so that its row forgets the error text when an erasure rewrites the event.
+    id: 'evaluators/0002_failure_events',
+    sql: `ALTER TABLE evaluation_failures ADD COLUMN event_id text;
+      CREATE INDEX evaluation_failures_event ON evaluation_failures (event_id);`,
+  },
 ];

@@ -1,6 +1,6 @@
 import { isEventOf } from '../../domain/loupeEvent.ts';
 import type { Projection } from '../projection.ts';
-import { applyEvaluationFailed, applyEvaluatorEvent } from './applyEvaluatorEvent.ts';
+import { applyContentRemoved, applyEvaluationFailed, applyEvaluatorEvent } from './applyEvaluatorEvent.ts';
 import { evaluatorsMigrations } from './evaluatorsMigrations.ts';
 
 const EVALUATOR_EVENT_TYPES = [
@@ -19,13 +19,14 @@ const EVALUATOR_EVENT_TYPES = [
 export const evaluatorsProjection: Projection = {
   name: 'evaluators',
   /** The event types `apply` reads (a read-your-writes wait for another type passes while this read model is stopped). */
-  eventTypes: [...EVALUATOR_EVENT_TYPES, 'EvaluationFailed'],
+  eventTypes: [...EVALUATOR_EVENT_TYPES, 'EvaluationFailed', 'ContentRemoved'],
   tables: ['evaluators', 'project_evaluators', 'dataset_evaluators', 'evaluation_failures'],
   migrations: evaluatorsMigrations,
   apply: async (tx, events) => {
     for (const event of events) {
       if (isEventOf(event, EVALUATOR_EVENT_TYPES)) await applyEvaluatorEvent(tx, event);
       else if (isEventOf(event, ['EvaluationFailed'])) await applyEvaluationFailed(tx, event);
+      else if (isEventOf(event, ['ContentRemoved'])) await applyContentRemoved(tx, event);
     }
   },
 };

@@ -2,6 +2,8 @@ import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import { distinctAnnotations } from '../../domain/annotations/distinctAnnotations.ts';
 import { withoutAnnotations, isOnErased, type AnnotationTargets } from '../../domain/annotations/erasedAnnotations.ts';
 import { eventMetadata } from '../../domain/eventMetadata.ts';
+import { isFailureOnErased, withoutFailureError } from '../../domain/evaluators/erasedFailures.ts';
+import type { EvaluationFailed } from '../../domain/evaluators/events.ts';
 import type { EventStore, Position, StoredEvent } from '../../domain/eventstore/types.ts';
 import { CONTENT_REMOVED, START } from '../../domain/eventstore/types.ts';
 import type { ContentRemovedData } from '../../domain/retention/events.ts';
@@ -103,6 +105,7 @@ export const erasureReactor = (deps: {
         const spanIds = spansOf.get(event.id);
         if (event.type === 'SpansIngested' && spanIds) return withoutSpans(event.data, (s) => spanIds.has(s.spanId));
         if (event.type === 'AnnotationsRecorded') return withoutAnnotations(event.data, targets);
+        if (event.type === 'EvaluationFailed') return withoutFailureError(event.data as EvaluationFailed['data']);
         return undefined;
       },
     });
@@ -114,8 +117,9 @@ export const erasureReactor = (deps: {
 });
 
 /**
- * The AnnotationsRecorded events holding an annotation on one of the targets. Annotation events
- * are few next to span events; the log is read for that type only.
+ * The AnnotationsRecorded events holding an annotation on one of the targets, and the
+ * EvaluationFailed events of evaluations that judged one (their error text may quote it). Both
+ * are few next to span events; the log is read for those types only.
  */
 const annotationEventsOn = async (store: EventStore, targets: AnnotationTargets): Promise<{ eventIds: string[]; count: number }> => {
   const eventIds: string[] = [];
@@ -123,9 +127,13 @@ const annotationEventsOn = async (store: EventStore, targets: AnnotationTargets)
   if (targets.spanIds.size + targets.traceIds.size + targets.sessionIds.size === 0) return { eventIds, count };
   let after: Position = START;
   for (;;) {
-    const page: StoredEvent[] = await store.readAll(after, 500, { types: ['AnnotationsRecorded'] });
+    const page: StoredEvent[] = await store.readAll(after, 500, { types: ['AnnotationsRecorded', 'EvaluationFailed'] });
     if (page.length === 0) return { eventIds, count };
     for (const e of page) {
+      if (e.type === 'EvaluationFailed') {
+        if (isFailureOnErased(e.data, targets)) eventIds.push(e.id);
+        continue;
+      }
       const annotations = (e.data as { annotations?: unknown } | null)?.annotations;
       if (!Array.isArray(annotations)) continue;
       // Counted as the rewrite removes them: one per upsert key (a key repeated in the request is one annotation).
