@@ -7,6 +7,10 @@ import { describeIssues } from './parseBody.ts';
  * (`SERVICE_CHECK_RESPONSES`), so every HTTP spec checks the declared response schemas.
  */
 export class AnswerMismatchError extends Error {
+  /** Answered as it is (errorMiddleware's exposed errors): the test that hit it reads what is wrong. */
+  readonly status = 500;
+  readonly code = 'answer_not_declared';
+  readonly expose = true;
   constructor(where: string, problem: string) {
     super(`${where} answered what it does not declare: ${problem}`);
     this.name = 'AnswerMismatchError';

@@ -72,6 +72,10 @@ test('an answer its route does not declare is a mismatch naming the route and wh
   assert.match(mismatch(answer(204, { data: 1 }))!, /status 204 has no body/);
   assert.match(mismatch(raw({ type: 'text/csv', body: '' }))!, /status 200 answers JSON, not raw text\/csv/);
   assert.match(mismatch(answer(206, 'a,b'))!, /status 206 answers raw text\/csv/);
+  // The test that hits one reads it in the answer: a 500 with its own code, not a bare internal error.
+  const shaped = shapeError(new AnswerMismatchError('GET /v1/things', 'status 201 is not declared'))!;
+  assert.equal([shaped.status, shaped.code], [500, 'answer_not_declared']);
+  assert.match(shaped.detail, /GET \/v1\/things answered what it does not declare/);
 });
 
 test('a field rule the domain refuses is a 422 naming the field; other errors pass unchanged', () => {
