@@ -157,7 +157,8 @@ test('the Users tab lists each user (user.id) with traces, sessions, tokens and 
   assert.is(await row('ben').getByTestId('user-traces').innerText(), '2');
   assert.is(await row('ben').getByTestId('user-cost').innerText(), usdText(cost([1, 3])));
   await screenshot(page, 'users-tab');
-  await row('ben').getByRole('link', { name: 'ben' }).click();
+  // A click on the user's row (its cost, not the name link) opens their traces
+  await row('ben').getByTestId('user-cost').click();
   await page.waitForURL(/attr=user\.id/);
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid=trace-row]').length === 2);
   // The Traces tab's user column names them; a user there filters the tab to them too.

@@ -252,7 +252,8 @@ test('a person opens an experiment and reads each example’s runs by repetition
   await page.goto(server.href(`/datasets/${encodeURIComponent(datasetId)}`));
   // (experiments are listed on the dataset's Experiments tab)
   await page.getByRole('link', { name: 'Experiments (1)' }).click();
-  await page.getByRole('link', { name: 'gpt-run' }).click();
+  // ...by a click on its row (the run count, not the name link)
+  await page.locator('[data-testid=experiment-row][data-name="gpt-run"]').getByTestId('run-count').click();
   await page.getByRole('heading', { name: 'gpt-run' }).waitFor();
 
   // Then each example's runs are shown by repetition, with output, error, latency, tokens and score

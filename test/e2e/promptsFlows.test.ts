@@ -183,7 +183,8 @@ test('a viewer reads the prompt without any write control', async ({ server, bro
   await page.getByRole('link', { name: 'Prompts' }).click();
   await page.locator(`[data-testid=prompt-row][data-name="${PROMPT}"]`).waitFor();
   assert.is(await page.getByRole('button', { name: 'New prompt' }).count(), 0);
-  await page.getByRole('link', { name: PROMPT }).click();
+  // A click on the prompt's row (its version count, not the name link) opens it
+  await page.locator(`[data-testid=prompt-row][data-name="${PROMPT}"] td`).nth(3).click();
   await page.getByRole('heading', { name: 'Version 2' }).waitFor();
   await page.getByTestId('version-diff').waitFor();
   for (const name of ['Edit as new version', 'Tag', 'Delete prompt', 'Edit']) {
