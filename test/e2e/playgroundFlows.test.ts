@@ -171,6 +171,15 @@ test('a member opens an LLM span in the playground, runs it streamed and saves i
   await output.filter({ hasText: /^\s*Hello\s*$/ }).waitFor();
   await page.getByText('streaming…').waitFor();
   assert.is((await output.textContent())?.trim(), 'Hello', 'the rest of the answer has not arrived yet');
+  // ...beside the prompt, level with Run, not below the five messages
+  const run = (await page.getByRole('button', { name: 'Stop', exact: true }).boundingBox())!;
+  const answer = (await output.boundingBox())!;
+  const firstMessage = (await page.getByLabel('Content of message 1').boundingBox())!;
+  assert.ok(
+    answer.x > firstMessage.x + firstMessage.width,
+    `the output is right of the messages (${answer.x} > ${firstMessage.x + firstMessage.width})`,
+  );
+  assert.ok(answer.y - run.y < 250, `the output is near Run (${answer.y - run.y} px below it)`);
   await screenshot(page, 'playground-streaming');
   provider.openGate();
   await page.getByTestId('run-trace-link').waitFor();
