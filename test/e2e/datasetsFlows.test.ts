@@ -123,10 +123,31 @@ test('a person uploads a CSV with a column mapping and reads its examples, versi
   const downloaded = async (label: string): Promise<string> => {
     const [file] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByTestId('dataset-downloads').getByRole('link', { name: label, exact: true }).click(),
+      page.getByTestId('dataset-downloads').getByRole('button', { name: label, exact: true }).click(),
     ]);
     return readFileSync((await file.path())!, 'utf8');
   };
+  // While a download is on its way the page says so (a large set takes a while): the answer is held here
+  let release = () => undefined as void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/v1/datasets/*/csv*', async (route) => {
+    const answer = await route.fetch();
+    await held;
+    await route.fulfill({ response: answer });
+  });
+  const [slowFile] = await Promise.all([
+    page.waitForEvent('download'),
+    (async () => {
+      await page.getByTestId('dataset-downloads').getByRole('button', { name: 'CSV', exact: true }).click();
+      assert.match(await page.getByTestId('download-progress').innerText(), /^Downloading CSV… 0 B$/);
+      assert.ok(await page.getByTestId('dataset-downloads').getByRole('button', { name: 'JSONL', exact: true }).isDisabled());
+      await screenshot(page, 'datasets-download-progress');
+      release();
+    })(),
+  ]);
+  assert.match(slowFile.suggestedFilename(), /\.csv$/);
+  await page.unroute('**/v1/datasets/*/csv*');
+  await page.getByTestId('download-progress').waitFor({ state: 'detached' });
   const csv = (await downloaded('CSV')).trim().split(/\r?\n/);
   assert.is(csv.length, 4, 'a header and the three examples of version 2');
   assert.match(csv[0]!, 'question');
@@ -161,6 +182,9 @@ test('a person uploads a CSV with a column mapping and reads its examples, versi
   assert.is((await row.getByTestId('example-count').textContent())?.trim(), '3');
   assert.match((await row.textContent()) ?? '', /Questions from the support inbox/);
   await screenshot(page, 'datasets-list');
+  // ...and a click on its row (the example count, not the name link) opens it again
+  await row.getByTestId('example-count').click();
+  await page.getByRole('heading', { name: 'Examples at version 2' }).waitFor();
 
   assert.equal(unexpectedProblems(problems), []);
   await context.close();

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ExperimentRunRecord } from '../../../ui/src/lib/datasets/datasetsApi.ts';
+import { exampleLabel } from '../../../ui/src/lib/datasets/exampleLabel.ts';
 import { summarizeExperiment } from '../../../ui/src/lib/datasets/experimentSummary.ts';
 
 /** The datasets pages' pure parts, without a browser: an experiment's row in the Experiments tab. */
@@ -49,6 +50,14 @@ test('an experiment sums up as runs, errors, mean latency, tokens, mean scores a
 
 test('an experiment without runs yet has no latency, tokens or evaluators', () => {
   assert.equal(summarizeExperiment([]), { runs: 0, errors: 0, meanLatencyMs: null, tokens: null, evaluators: {} });
+});
+
+test('an example known by its GlobalID reads #<row>; an external id, or any other text, as written', () => {
+  assert.is(exampleLabel(Buffer.from('DatasetExample:42').toString('base64')), '#42');
+  assert.is(exampleLabel('faq-7'), 'faq-7');
+  // base64-looking external ids that decode to anything else stay as the uploader wrote them
+  assert.is(exampleLabel('abcd'), 'abcd');
+  assert.is(exampleLabel(Buffer.from('Span:42').toString('base64')), Buffer.from('Span:42').toString('base64'));
 });
 
 test.run();

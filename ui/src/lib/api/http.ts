@@ -54,7 +54,7 @@ const send = (path: string, options: HttpOptions): Promise<Response> => {
   });
 };
 
-const errorOf = async (response: Response): Promise<ApiError> => {
+export const errorOf = async (response: Response): Promise<ApiError> => {
   const text = await response.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { detail?: unknown; code?: unknown; errors?: { message?: string }[] };
