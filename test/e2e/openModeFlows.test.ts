@@ -129,6 +129,28 @@ test('the projects page shows each project with its summary over the chosen time
   // Last 7 days by default: all three traces
   await chatbot.getByTestId('trace-count').getByText('3', { exact: true }).waitFor();
   assert.match((await chatbot.textContent()) ?? '', /33%/);
+  // The card says which errors it counts: traces with an errored span anywhere (here the root).
+  assert.is(await chatbot.getByTestId('project-error-rate').innerText(), '33%');
+  assert.ok(await chatbot.getByText('Errored traces', { exact: true }).isVisible());
+  // Six figures in two rows of three: no label wraps or falls under another row's label.
+  const labels = await chatbot
+    .locator('dl dt')
+    .evaluateAll((dts: any[]) => dts.map((dt) => ({ top: dt.getBoundingClientRect().top, height: dt.getBoundingClientRect().height })));
+  assert.is(labels.length, 6);
+  assert.ok(
+    labels.every((l) => l.height < 20),
+    `one line each: ${JSON.stringify(labels)}`,
+  );
+  assert.is(new Set(labels.map((l) => Math.round(l.top))).size, 2, `two rows: ${JSON.stringify(labels)}`);
+  // A project whose spans created it (no colours chosen) does not wear the default every such project would share.
+  const swatch = (name: string) =>
+    page
+      .locator(`[data-testid=project-card][data-project-name=${name}]`)
+      .getByTestId('project-swatch')
+      .evaluate((el: any) => getComputedStyle(el).backgroundImage);
+  const [defaultSwatch, chatbotSwatch] = [await swatch('default'), await swatch('chatbot')];
+  assert.not.match(defaultSwatch, /rgb\(91, 219, 255\)/);
+  assert.match(chatbotSwatch, /rgb\(139, 109, 255\)/, 'a chosen colour is kept');
   await screenshot(page, 'projects');
 
   // A narrower preset counts fewer, and the choice is in the URL (a reload keeps it)
