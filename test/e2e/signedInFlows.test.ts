@@ -59,6 +59,18 @@ test('the default admin signs in, must choose a new password, then lands on the 
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await screenshot(page, 'login');
 
+  // When the server never answers, the button gives up after 20 s with a message (a fake clock
+  // runs the 20 s at once) and can be pressed again
+  await page.clock.install();
+  await page.route('**/auth/login', () => undefined);
+  await submitLogin(page, ADMIN, 'admin');
+  await page.getByRole('button', { name: 'Signing in…' }).waitFor();
+  await page.clock.runFor(21_000);
+  await page.getByRole('alert').getByText('The server did not answer within 20 seconds', { exact: false }).waitFor();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+  await screenshot(page, 'login-timed-out');
+  await page.unroute('**/auth/login');
+
   // When a wrong password is sent, the server's message is shown
   await submitLogin(page, ADMIN, 'wrong');
   await page.getByRole('alert').getByText('Invalid email and/or password').waitFor();

@@ -1,8 +1,12 @@
 import { http } from '../api/http.ts';
 
 /** POST /auth/login: sets the session cookies (204) or answers 401 / 429 with its reason. */
-export const logIn = (email: string, password: string): Promise<void> =>
-  http('/auth/login', { method: 'POST', json: { email, password }, noRefresh: true });
+export const logIn = (email: string, password: string, signal?: AbortSignal): Promise<void> =>
+  http('/auth/login', { method: 'POST', json: { email, password }, noRefresh: true, signal });
+
+/** How long the sign-in buttons wait for the server (hashing a password takes well under a second). */
+export const SIGN_IN_DEADLINE_MS = 20_000;
+export const SIGN_IN_TIMED_OUT = 'The server did not answer within 20 seconds. It may be overloaded or unreachable: try again in a moment.';
 
 /** PATCH /v1/user: a new password ends every session, this one too; sign in again with it. */
 export const changeOwnPassword = (currentPassword: string, newPassword: string): Promise<void> =>

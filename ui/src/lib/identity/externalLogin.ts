@@ -1,8 +1,8 @@
 import { apiUrl, http } from '../api/http.ts';
 
 /** POST /auth/ldap/login: sets the session cookies (204) or answers 401 / 429 / 503 with its reason. */
-export const logInWithLdap = (username: string, password: string): Promise<void> =>
-  http('/auth/ldap/login', { method: 'POST', json: { username, password }, noRefresh: true });
+export const logInWithLdap = (username: string, password: string, signal?: AbortSignal): Promise<void> =>
+  http('/auth/ldap/login', { method: 'POST', json: { username, password }, noRefresh: true, signal });
 
 /** Where a provider button sends the browser: the server redirects on to the provider and back to `returnTo`. */
 export const providerLoginUrl = (name: string, returnTo: string): string =>
