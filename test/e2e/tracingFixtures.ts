@@ -157,7 +157,9 @@ export const chatTurn = (options: { startMs: number; index: number; sessionId?: 
         'llm.input_messages.1.message.role': 'user',
         'llm.input_messages.1.message.content': question,
         'llm.output_messages.0.message.role': 'assistant',
-        'llm.output_messages.0.message.content': answer,
+        // A failed turn's call recorded its tool call and no text, as a tool-call-only answer is
+        // recorded (empty content and output.value)
+        'llm.output_messages.0.message.content': options.error ? '' : answer,
         'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_1',
         'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup_account',
         'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"user_id": 42}',
@@ -168,7 +170,7 @@ export const chatTurn = (options: { startMs: number; index: number; sessionId?: 
         'llm.token_count.completion_details.reasoning': 24,
         'llm.token_count.total': 330 + options.index,
         'input.value': question,
-        'output.value': answer,
+        'output.value': options.error ? '' : answer,
       },
     },
     {

@@ -172,9 +172,15 @@ test('projects → traces → a trace → its spans: tree, input and output by t
   // When the failed trace is opened and its LLM span selected, the exception shows with its stack trace
   await page.goBack();
   await waitForRows(page, 50);
-  await traceRows(page).first().getByRole('link').click();
+  await traceRows(page).first().locator('td.num').first().click();
   await page.locator('[role="treeitem"]', { hasText: 'ChatCompletion' }).click();
   await page.getByTestId('span-name').getByText('ChatCompletion').waitFor();
+  // Its answer was a tool call only: the call shows in the output message, and no empty Output card
+  await page.getByTestId('tool-call').waitFor();
+  assert.match(await text(page.getByTestId('tool-call')), /lookup_account/);
+  assert.is(await page.getByTestId('io-output').count(), 0);
+  await page.getByTestId('tool-call').scrollIntoViewIfNeeded();
+  await screenshot(page, 'tracing-tool-call-only');
   await page.getByRole('button', { name: /Events/ }).click();
   const exception = page.getByTestId('exception');
   assert.match(await text(exception), /RateLimitError/);
@@ -212,7 +218,10 @@ test('filters, sort and cursor paging on the Traces and Spans tabs', async ({ se
   await page.waitForURL(/sort=latencyMs/);
   await page.waitForFunction(() => /\(#59\)/.test(document.querySelector('[data-testid="trace-row"]')?.textContent ?? ''));
 
-  // When filtering on status ERROR, only the failed turns remain (the filter lands in the URL)
+  // When filtering on status ERROR, only the failed turns remain (the filter lands in the URL); the
+  // chips say they test the root span (the project card counts traces with an error anywhere)
+  assert.is(await text(page.getByTestId('status-scope')), 'Root span');
+  assert.match((await page.getByRole('button', { name: 'error', exact: true }).getAttribute('title')) ?? '', /root span/);
   await page.getByRole('button', { name: 'error', exact: true }).click();
   await page.waitForURL(/status=ERROR/);
   const errors = Array.from({ length: TURNS }, (_, i) => i).filter(isError).length;
@@ -416,7 +425,7 @@ test('span content that carries <img onerror>, <script> and javascript: links ru
   const id = await projectId(server, 'sandbox');
   await page.goto(server.href(`/projects/${id}/traces`));
   await waitForRows(page, 1);
-  await traceRows(page).first().getByRole('link').click();
+  await traceRows(page).first().locator('td.num').first().click();
   await page.waitForURL(new RegExp(`/traces/${hostile[0]!.traceId}`));
   await page.getByTestId('span-details').waitFor();
   // The content is there, as text and as sanitised markdown ...

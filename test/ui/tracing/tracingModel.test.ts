@@ -109,6 +109,15 @@ test('span content is classified by MIME type and shape; only https: and raster 
   assert.is(previewText({ truncatedValue: '{"question":"How do I \\"reset\\"\\nit' }), 'How do I "reset" it');
   assert.is(previewText({ truncatedValue: '  two\n\nlines ' }), 'two lines');
   assert.is(previewText({ truncatedValue: '{"plan": "pro"}' }), '{"plan": "pro"}', 'only conversational fields are unwrapped');
+  // Markdown previews as the words it renders (the page renders it); other text keeps its characters
+  assert.is(
+    previewText({
+      truncatedValue: '**Sure.** Here is what to do:\n\n1. Open *Settings*\n## Next\nSee [the docs](https://example.com/docs',
+      mimeType: 'text/markdown',
+    }),
+    'Sure. Here is what to do: Open *Settings* Next See the docs',
+  );
+  assert.is(previewText({ truncatedValue: '**not** markdown', mimeType: 'text/plain' }), '**not** markdown');
   assert.is(soleText({ question: 'q' }), 'q');
   assert.is(soleText({ question: 'q', k: 3 }), null);
 });

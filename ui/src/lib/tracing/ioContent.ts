@@ -56,14 +56,25 @@ const unescapeJson = (text: string): string =>
  * One line for a table cell: whitespace collapsed; for a JSON object that starts with a text
  * field (`{"question": "…"}`, what most chains take), the text itself.
  */
-export const previewText = (preview: { truncatedValue: string; preview?: string | null } | null | undefined): string => {
+export const previewText = (preview: { truncatedValue: string; mimeType?: string; preview?: string | null } | null | undefined): string => {
   if (!preview) return '';
   // An LLM span's messages: the last user message, the answer or its tool calls (the server's pick).
   if (preview.preview) return preview.preview.replace(/\s+/g, ' ').trim();
   const text = preview.truncatedValue.trim();
   const leading = LEADING_JSON_TEXT.exec(text);
-  return (leading ? unescapeJson(leading[2]!) : text).replace(/\s+/g, ' ').trim();
+  const plain = leading ? unescapeJson(leading[2]!) : preview.mimeType === 'text/markdown' ? markdownAsText(text) : text;
+  return plain.replace(/\s+/g, ' ').trim();
 };
+
+/**
+ * Markdown read as the words it renders, for a one-line preview: "**Sure.** See [the docs](…)"
+ * reads "Sure. See the docs" instead of its markup. Rough on purpose: the page shows it rendered.
+ */
+const markdownAsText = (text: string): string =>
+  text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)?/g, '$1')
+    .replace(/(\*\*|__|`)/g, '')
+    .replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)/gm, '');
 
 /** The text of a JSON object that holds only one text field (`{"question": "…"}`), else null. */
 export const soleText = (value: unknown): string | null => {
