@@ -81,6 +81,10 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens, cost and a
     (globalThis as any).document.querySelector('[data-testid="metrics-range"]')?.textContent.includes('per minute'),
   );
   await page.getByTestId('chart-traces').locator('canvas').waitFor();
+  // Every chart stays, the scores' too (drawn, or saying the stretch has none)
+  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost', 'chart-scores']) {
+    assert.ok(await page.getByTestId(chart).locator('canvas').isVisible(), `${chart} is drawn after the zoom`);
+  }
   await screenshot(page, 'metrics-zoomed');
 
   // Back is the day again.
@@ -92,7 +96,7 @@ test('the Metrics tab draws a day of traces, errors, latency, tokens, cost and a
   // A range where nothing happened says so on every chart instead of drawing blank axes.
   await page.goto(server.href(`${new URL(page.url()).pathname}?range=custom&start=2020-01-01T00:00:00.000Z&end=2020-01-02T00:00:00.000Z`));
   await page.getByTestId('chart-cost').getByTestId('chart-empty').waitFor();
-  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost']) {
+  for (const chart of ['chart-traces', 'chart-errors', 'chart-latency', 'chart-tokens', 'chart-cost', 'chart-scores']) {
     assert.is(await page.getByTestId(chart).getByTestId('chart-empty').innerText(), 'No data in this range', chart);
   }
   await screenshot(page, 'metrics-empty');
@@ -125,9 +129,12 @@ test("the Alerts tab: a rule made in the form fires on the last hour's errors; i
   await page.reload();
   assert.is(await page.getByTestId('alert-state').first().innerText(), 'FIRING');
   assert.match(await page.getByTestId('alert-last-value').first().innerText(), /%/);
-  await page.getByRole('link', { name: 'Errors in the last hour' }).click();
+  // A click on the rule's row (its state, not the name link) opens its page
+  await page.getByTestId('alert-row').first().getByTestId('alert-state').click();
   await page.getByTestId('alert-chart').locator('canvas').waitFor();
   assert.match(await page.getByTestId('alert-chart').innerText(), 'threshold');
+  // The error rate's axis reads in percent, as the rule's last value does
+  assert.ok((await page.getByTestId('alert-chart').getAttribute('data-y-ticks'))!.split(' | ').every((t) => /^\d+(\.\d+)?%$/.test(t)));
   assert.match(await page.getByTestId('alert-transitions').innerText(), /→ FIRING/);
   await screenshot(page, 'alert-rule');
   assert.equal(unexpectedProblems(problems), []);
