@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
+import { z } from 'zod';
 import type { EventStore, Position, StoredEvent } from '../domain/eventstore/types.ts';
 import { START } from '../domain/eventstore/types.ts';
 import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operations/projectionEventSkipped.ts';
@@ -106,7 +107,11 @@ export const rebuildProjection = async (
           await tx.query(rawSql(`DROP TABLE IF EXISTS public.${table} CASCADE`));
         }
         for (const table of projection.tables) {
-          await tx.query(rawSql(`ALTER TABLE ${schema}.${table} SET SCHEMA public`));
+          // A partitioned table's partitions (spans' weeks) are tables of their own: they move too.
+          const partitions = await tx.anyFirst(sql.type(z.object({ relname: z.string() }))`
+            SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = ${`${schema}.${table}`}::regclass`);
+          for (const partition of [table, ...partitions]) await tx.query(rawSql(`ALTER TABLE ${schema}.${partition} SET SCHEMA public`));
         }
         // The rebuilt tables applied every event up to here, so a stop recorded before is over.
         await tx.query(sql.unsafe`

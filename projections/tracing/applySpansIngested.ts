@@ -13,6 +13,7 @@ import { adjustTraceRollup } from '../metrics/traceRollup.ts';
 import { copyFromStdin } from '../copyFromStdin.ts';
 import { renderSpan, SPAN_COLUMNS, spanCopyLine, type RenderedSpan } from './renderSpan.ts';
 import { traceRow, type PendingSpan, type TraceRow } from './traceRow.ts';
+import { ensureSpanPartitions } from './spanPartitions.ts';
 
 type TraceCandidate = { readonly id: number; readonly traceId: string; readonly projectId: number };
 type SessionCandidate = { readonly id: number; readonly sessionId: string; readonly traceId: string };
@@ -233,6 +234,12 @@ export const applySpansIngested = async (
       1,
     );
   if (spanRows.length > 0) {
+    // The weeks these spans start in (spanPartitions.ts); which exist does not change what is stored.
+    await ensureSpanPartitions(
+      tx,
+      fresh.map((p) => p.rendered.startMicros),
+      Date.now(),
+    );
     const writing = copyFromStdin(tx, 'spans', SPAN_COLUMNS, spanRows);
     // Once the statement is sent (a macrotask later: slonik's own steps are promise callbacks),
     // Postgres works on it while this process runs `whileWriting`.

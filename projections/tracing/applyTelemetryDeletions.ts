@@ -5,6 +5,7 @@ import type { TelemetryDeletionEvent } from '../../domain/tracing/events.ts';
 import { expiredTraceIds } from '../../domain/tracing/expiredTraceIds.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
 import { adjustTraceRollup } from '../metrics/traceRollup.ts';
+import { dropExpiredSpanPartitions } from './spanPartitions.ts';
 
 const rowids = (values: readonly bigint[]) => sql.array([...new Set(values.map(Number))], 'int8');
 const json = (rows: readonly unknown[]) => sql.fragment`${JSON.stringify(rows)}::json`;
@@ -93,6 +94,9 @@ export const applyTelemetryDeletions = async (
         WHERE p.project_id = x.project_id AND t.project_id = p.id AND t.trace_id = x.id
         RETURNING t.id, t.session_id`);
       if (deleted.length === 0) return;
+      // A retention run that expired every trace of a past week drops that week's partition
+      // instead of deleting its rows (spanPartitions.ts; which weeks: domain/retention/expiredPeriods.ts).
+      if (type === 'TracesExpired') await dropExpiredSpanPartitions(tx, events);
       await tx.query(sql.unsafe`DELETE FROM spans WHERE trace_rowid = ANY(${rowids(deleted.map((d) => d.id))})`);
       await recomputeSessions(
         tx,

@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
+import { withinTraces } from './withinTraces.ts';
 import { sessionAggregateRow, sessionColumns } from './sessionQueries.ts';
 import { spanColumns, spanRow } from './spanQueries.ts';
 
@@ -117,7 +118,7 @@ export const traceSpansPage = async (
       ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us, s.llm_token_count_prompt, s.llm_token_count_completion,
       s.cost_prompt, s.cost_completion, s.cost_total
     FROM spans s
-    WHERE s.trace_rowid = ${trace.id}
+    WHERE s.trace_rowid = ${trace.id} AND ${withinTraces(sql.fragment`id = ${trace.id}`)}
       ${page.fromRowid === null ? sql.fragment`` : sql.fragment`AND s.id >= ${page.fromRowid}`}
       ${page.rootsOnly ? sql.fragment`AND s.parent_id IS NULL` : sql.fragment``}
     ORDER BY s.id LIMIT ${page.limit + 1}`);

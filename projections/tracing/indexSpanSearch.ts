@@ -29,11 +29,12 @@ export const indexSpanSearch = async (pool: DatabasePool, limit: number): Promis
     if (!mine) return { indexed: 0, more: false };
     const indexed = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
       WITH next AS (
-        SELECT s.id, ${spanWords('s')} AS words FROM spans s
+        SELECT s.id, s.start_time, ${spanWords('s')} AS words FROM spans s
         WHERE s.id > (SELECT coalesce(max(span_rowid), 0) FROM span_search)
         ORDER BY s.id LIMIT ${limit}
       ), written AS (
-        INSERT INTO span_search (span_rowid, words) SELECT id, words FROM next ON CONFLICT (span_rowid) DO NOTHING
+        INSERT INTO span_search (span_rowid, span_start, words) SELECT id, start_time, words FROM next
+          ON CONFLICT (span_rowid, span_start) DO NOTHING
       )
       SELECT count(*)::int AS n FROM next`);
     return { indexed, more: indexed >= limit };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { JsonObject, JsonScalar } from '../../domain/base/jsonValue.ts';
 import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
+import { withinTraces } from './withinTraces.ts';
 
 export type StoredSpanEvent = { readonly name: string; readonly time_unix_nano: string; readonly attributes: JsonObject };
 
@@ -61,7 +62,12 @@ export const spanFilterConditions = (f: SpanFilter) => [
   sql.fragment`s.project_id = ${f.projectId}`,
   ...(f.startTime !== undefined ? [sql.fragment`s.start_time >= ${f.startTime}::timestamptz`] : []),
   ...(f.endTime !== undefined ? [sql.fragment`s.start_time < ${f.endTime}::timestamptz`] : []),
-  ...(f.traceIds?.length ? [sql.fragment`s.trace_rowid IN (SELECT id FROM traces WHERE trace_id = ANY(${text(f.traceIds)}))`] : []),
+  ...(f.traceIds?.length
+    ? [
+        sql.fragment`s.trace_rowid IN (SELECT id FROM traces WHERE trace_id = ANY(${text(f.traceIds)}))
+          AND ${withinTraces(sql.fragment`trace_id = ANY(${text(f.traceIds)})`)}`,
+      ]
+    : []),
   ...(f.spanIds?.length ? [sql.fragment`s.span_id = ANY(${text(f.spanIds)})`] : []),
   ...(f.parentId === null
     ? [sql.fragment`s.parent_id IS NULL`]

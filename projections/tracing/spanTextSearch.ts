@@ -44,4 +44,5 @@ export const spanWords = (alias: string): FragmentSqlToken => {
 /** `search` (web-search syntax: words, "a phrase", `or`, `-word`) matches the span `alias`. */
 export const spanTextMatches = (alias: string, search: string): FragmentSqlToken =>
   sql.fragment`EXISTS (SELECT 1 FROM span_search w WHERE w.span_rowid = ${sql.identifier([alias, 'id'])}
+    AND w.span_start = ${sql.identifier([alias, 'start_time'])}
     AND w.words @@ websearch_to_tsquery('simple'::regconfig, ${search}))`;

@@ -2,6 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { costColumns } from './costColumns.ts';
 import { micros } from './micros.ts';
+import { withinTraces } from './withinTraces.ts';
 import { type SortColumn, sortKey } from './sortKey.ts';
 
 /** A trace as the trace lists read it (`traceColumns` of `traces t`). */
@@ -100,6 +101,7 @@ export const spansOfTraces = (db: CommonQueryMethods, traceIds: readonly number[
         SELECT s.id, s.trace_rowid, s.span_id, s.parent_id, s.name, s.span_kind, s.status_code,
           ${micros('s.start_time')} AS start_us, ${micros('s.end_time')} AS end_us
         FROM spans s WHERE s.trace_rowid = ANY(${sql.array([...traceIds], 'int8')})
+          AND ${withinTraces(sql.fragment`id = ANY(${sql.array([...traceIds], 'int8')})`)}
         ORDER BY s.trace_rowid, s.start_time, s.id`);
 
 const traceOwner = z.object({

@@ -5,6 +5,7 @@ import { projectAccessMigration } from '../projects/projectAccessMigration.ts';
 import { erasuresMigration } from '../retention/erasuresMigration.ts';
 import { costsMigration } from '../prices/costsMigration.ts';
 import { attributeIndexOf } from './attributeFilter.ts';
+import { SPAN_PARTITIONS_MIGRATION } from './spanPartitions.ts';
 
 /**
  * The tracing read model. Row ids (`id`) are the integers inside the REST GlobalIDs
@@ -167,4 +168,10 @@ export const tracingMigrations: readonly Migration[] = [
     sql: SPAN_SEARCH_MIGRATION,
   },
   projectAccessMigration,
+  {
+    // Spans and their search words partitioned by week of start time (issue 40; spanPartitions.ts
+    // says how and why): retention drops whole past weeks, time-bounded queries read only theirs.
+    id: 'tracing/0011_span_partitions',
+    sql: SPAN_PARTITIONS_MIGRATION,
+  },
 ];
