@@ -9,6 +9,10 @@
  *
  *   --backend postgres|pglite        (default postgres)
  *   --spans N                        (default 1000000)
+ *   --seed ingest|copies             how the spans get there (default ingest): all through OTLP, or
+ *                                    (Postgres) a template through OTLP and the rest copied from
+ *                                    its rows in SQL (copyTracingRows.ts; prints both rows' shapes)
+ *   --template N                     spans sent through OTLP with --seed copies (default 50000)
  *   --iterations N                   timed requests per query (default 100)
  *   --analyze yes|no                 VACUUM ANALYZE the read model before timing (default yes; see below)
  *   --case-budget SECONDS            stop timing a query after this long, with fewer requests (default 60)
@@ -39,11 +43,14 @@ import { createScratchDatabase, DEFAULT_PG_URL, postgresVersion, type ScratchDat
 import { sendBatches } from './senders.ts';
 import { startServerProcess, type ServerProcess } from './serverProcess.ts';
 import { createSpanGenerator, type GeneratedSpan } from './spanGenerator.ts';
+import { copyTracingRows, tracingShape } from './copyTracingRows.ts';
 
 const { values: args } = parseArgs({
   options: {
     backend: { type: 'string', default: 'postgres' },
     spans: { type: 'string', default: '1000000' },
+    seed: { type: 'string', default: 'ingest' },
+    template: { type: 'string', default: '50000' },
     iterations: { type: 'string', default: '100' },
     'case-budget': { type: 'string', default: '60' },
     analyze: { type: 'string', default: 'yes' },
@@ -169,6 +176,10 @@ const annotateAndMark = async (server: ServerProcess, sample: readonly { context
   log(`the 20 needles were found by search ${(searchableAfterMs / 1000).toFixed(2)} s after their acknowledgement`);
   return words;
 };
+
+/** With --seed copies: what was sent, what was copied, and the two rows' shapes (printed with the results). */
+let seeded: { template: number; copied: number; seconds: number } | null = null;
+let shapes: string[] = [];
 
 /** How long after their acknowledgement search found the needles (set by annotateAndMark). */
 let searchableAfterMs: number | null = null;
@@ -413,8 +424,25 @@ const main = async () => {
       log(`reusing the loaded ${backend === 'postgres' ? `database ${args.database}` : `working dir ${workingDir}`}`);
       while ((await getJson<{ projectionLag: string | null }>(`${server.url}/readyz`)).body.projectionLag !== '0') await pause(1000);
     } else {
-      log(`loading ${fmt(spans)} spans through OTLP/HTTP from ${args.concurrency} senders`);
-      loadResult = await load(server, spans, Number(args.concurrency));
+      const template = args.seed === 'copies' ? Math.min(spans, Number(args.template)) : spans;
+      log(`loading ${fmt(template)} spans through OTLP/HTTP from ${args.concurrency} senders`);
+      loadResult = await load(server, template, Number(args.concurrency));
+      if (template < spans) {
+        if (!dbUrl) throw new Error('--seed copies needs --backend postgres');
+        const client = new pg.Client({ connectionString: dbUrl });
+        await client.connect();
+        try {
+          const started = performance.now();
+          const copies = Math.ceil(spans / template) - 1;
+          const { spans: copied, templateMaxId: S } = await copyTracingRows(client, copies, log);
+          seeded = { template, copied, seconds: (performance.now() - started) / 1000 };
+          const projected = await tracingShape(client, 0, S);
+          const copy = await tracingShape(client, S, 2 * S);
+          shapes = Object.keys(projected).map((k) => `    ${k.padEnd(28)} projected ${String(projected[k]).padEnd(24)} copied ${copy[k]}`);
+        } finally {
+          await client.end();
+        }
+      }
     }
     if (args.analyze === 'yes') {
       const started = performance.now();
@@ -450,6 +478,12 @@ const main = async () => {
       console.log(
         `  load: acknowledged ${fmt(spans / loadResult.ackSeconds)} spans/s, visible ${fmt(spans / loadResult.visibleSeconds)} spans/s (${loadResult.visibleSeconds.toFixed(0)} s), searchable after ${loadResult.searchableSeconds.toFixed(0)} s`,
       );
+    }
+    if (seeded !== null) {
+      console.log(
+        `  seeded: ${fmt(seeded.template)} spans through OTLP, ${fmt(seeded.copied)} copied from their rows in SQL in ${seeded.seconds.toFixed(0)} s (copyTracingRows.ts); per spans column, mean stored bytes and nulls, projected rows vs their first copy:`,
+      );
+      for (const line of shapes) console.log(line);
     }
     if (searchableAfterMs !== null)
       console.log(`  full-text search found 20 new spans ${(searchableAfterMs / 1000).toFixed(2)} s after their acknowledgement`);
