@@ -21,7 +21,8 @@ const limitStatement = (db: CommonQueryMethods, ms: number) =>
 
 /**
  * Whether a search holds a word rarer than every word the text index's statistics track (ANALYZE
- * keeps the most common words of `span_search.words`). The planner estimates such a word as if it
+ * keeps the most common words of `span_search.words`; per week, spanPartitions.ts, and for the
+ * whole table when it is analysed itself, which autovacuum never does: any of them counts). The planner estimates such a word as if it
  * were as common as the rarest tracked one; for a word only a few spans hold it then walks the
  * project's spans newest first, testing each, and reads all of them (over 10 s at a million
  * spans), where the index finds them in milliseconds. A common word is the other way round: the
@@ -31,12 +32,12 @@ const limitStatement = (db: CommonQueryMethods, ms: number) =>
 const holdsUntrackedWord = async (db: CommonQueryMethods, search: string): Promise<boolean> =>
   db.oneFirst(sql.type(z.object({ rare: z.boolean() }))`
     WITH tracked AS (
-      SELECT most_common_elems::text::text[] AS words FROM pg_stats
-      WHERE tablename = 'span_search' AND attname = 'words' AND most_common_elems IS NOT NULL LIMIT 1
+      SELECT array_agg(DISTINCT w) AS words FROM pg_stats, unnest(most_common_elems::text::text[]) AS w
+      WHERE (tablename = 'span_search' OR tablename LIKE 'span_search_%') AND attname = 'words' AND most_common_elems IS NOT NULL
     )
     SELECT EXISTS (
       SELECT 1 FROM tracked, unnest(tsvector_to_array(to_tsvector('simple'::regconfig, ${search}))) AS word
-      WHERE NOT word = ANY(tracked.words)
+      WHERE tracked.words IS NOT NULL AND NOT word = ANY(tracked.words)
     ) AS rare`);
 
 /**
