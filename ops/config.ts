@@ -3,8 +3,7 @@ import { join, resolve } from 'node:path';
 import type { LdapSettings } from '../api/identity/ldap/ldapSettings.ts';
 import type { OAuth2ProviderSettings } from '../api/identity/oauth2/oauth2Settings.ts';
 import type { ModelProviderSettings } from '../adapters/outbound/modelProviderSettings.ts';
-import { parseAllowedUrls } from '../adapters/outbound/outboundUrlRule.ts';
-import { canonicalBaseUrl } from '../domain/playground/canonicalBaseUrl.ts';
+import { canonicalBaseUrl, parseAllowedUrls } from '../domain/base/outboundUrl.ts';
 import { PLAYGROUND_PROVIDERS } from '../domain/playground/playgroundProvider.ts';
 import { isValidEmail, normaliseEmail } from '../domain/identity/email.ts';
 import { readLdap } from './config/ldapConfig.ts';
@@ -314,7 +313,7 @@ const expandHome = (value: string, env: Env): string => {
   return join(home, value.slice(1));
 };
 
-/** `SERVICE_ALERTS_ALLOWED_URLS`: comma-separated http(s) URL prefixes, parsed as every allow-list is (adapters/outbound/outboundUrlRule.ts). */
+/** `SERVICE_ALERTS_ALLOWED_URLS`: comma-separated http(s) URL prefixes, parsed as every allow-list is (domain/base/outboundUrl.ts). */
 const readAlertAllowedUrls = (r: Reader): readonly string[] => {
   const parsed = parseAllowedUrls(r.string('SERVICE_ALERTS_ALLOWED_URLS', ''));
   if ('urls' in parsed) return parsed.urls;
@@ -322,7 +321,7 @@ const readAlertAllowedUrls = (r: Reader): readonly string[] => {
   return [];
 };
 
-/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (adapters/outbound/outboundUrlRule.ts says what it allows). */
+/** `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS` (domain/base/outboundUrl.ts says what it allows). */
 const readAllowedBaseUrls = (r: Reader): readonly string[] => {
   const parsed = parseAllowedUrls(r.string('SERVICE_PLAYGROUND_ALLOWED_BASE_URLS', ''));
   if ('urls' in parsed) return parsed.urls;

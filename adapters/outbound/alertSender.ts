@@ -1,7 +1,6 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { alertDestinationRule } from '../../domain/alerts/alertDestinationRule.ts';
 import { type AlertSender, DELIVERY_TIMEOUT_MS } from '../../domain/alerts/alertNotification.ts';
-import { isAllowedUrl, resolvedAddressProblem } from '../../domain/alerts/destinationAddress.ts';
+import { checkOutboundUrl } from './outboundUrlRule.ts';
 
 const originOf = (url: string): string => {
   try {
@@ -13,20 +12,17 @@ const originOf = (url: string): string => {
 
 /**
  * Alert notifications over HTTP (the AlertSender port): one POST, no redirect followed (a 3xx is
- * an answer, not a new destination), bounded by DELIVERY_TIMEOUT_MS. A name is resolved first and
- * refused when it points at a loopback, private or link-local address the operator did not allow
- * (`SERVICE_ALERTS_ALLOWED_URLS`; the rule itself is domain/alerts/destinationAddress.ts).
+ * an answer, not a new destination), bounded by DELIVERY_TIMEOUT_MS. The outbound URL rule is
+ * checked again here, with the name resolved now (domain/alerts/alertDestinationRule.ts): a public
+ * name may since point at a loopback, private or link-local address the operator did not allow.
  */
-export const createAlertSender =
-  (allowedUrls: readonly string[]): AlertSender =>
-  async ({ url, body, headers }) => {
+export const createAlertSender = (allowedUrls: readonly string[]): AlertSender => {
+  const rule = alertDestinationRule(allowedUrls);
+  return async ({ url, body, headers }) => {
     try {
-      if (!isAllowedUrl(url, allowedUrls)) {
-        const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-        const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-        const problem = resolvedAddressProblem(url, addresses, allowedUrls);
-        if (problem !== null) return { refused: problem };
-      }
+      const refusal = await checkOutboundUrl(url, rule, 'destination');
+      // Why, without the URL: the refusal is kept in the rule's history, and a Slack URL is a credential.
+      if (refusal !== null) return { refused: refusal.why };
       const response = await fetch(url, {
         method: 'POST',
         body,
@@ -47,3 +43,4 @@ export const createAlertSender =
       return { error: message.split(url).join(originOf(url)) };
     }
   };
+};

@@ -10,9 +10,10 @@ import {
   type TokenUsage,
   type ToolCall,
 } from '../../domain/modelCalls/modelCall.ts';
-import { canonicalBaseUrl } from '../../domain/playground/canonicalBaseUrl.ts';
+import { canonicalBaseUrl } from '../../domain/base/outboundUrl.ts';
 import { chooseCredential } from '../../domain/playground/playgroundCredential.ts';
 import { playgroundProvider } from '../../domain/playground/playgroundProvider.ts';
+import { playgroundUrlRule } from '../../domain/playground/playgroundUrlRule.ts';
 import { decryptSecret, type EncryptedValue, type SecretKeyring } from '../../domain/secrets/crypto.ts';
 import { cleanSecretKey } from '../../domain/secrets/secretKey.ts';
 import { DEFAULT_MODEL_PROVIDER_SETTINGS, type ModelProviderSettings } from './modelProviderSettings.ts';
@@ -27,8 +28,6 @@ export type ModelClientDeps = {
   /** The debug log: what the SDKs say and what a failing destination answered (with the key redacted). */
   readonly logger: Pick<Logger, 'debug'>;
 };
-
-const ALLOWED_SETTING = 'SERVICE_PLAYGROUND_ALLOWED_BASE_URLS';
 
 const redacted = (text: string, key: string | null): string =>
   key !== null && key.length >= 4 ? text.replaceAll(key, '[redacted]') : text;
@@ -100,7 +99,7 @@ export const createModelClient = (deps: ModelClientDeps): ModelClient => {
     // The provider's own public endpoint is where its key belongs; every other destination is checked.
     if (choice.destination !== provider.ownBaseUrl) {
       const where = requested === null ? boundName : 'body.base_url';
-      const refusal = await checkOutboundUrl(choice.destination, { allowed: settings.allowedBaseUrls, setting: ALLOWED_SETTING }, where);
+      const refusal = await checkOutboundUrl(choice.destination, playgroundUrlRule(settings.allowedBaseUrls), where);
       if (refusal !== null) throw new ModelRefusal('forbidden', 'base_url_not_allowed', refusal.message);
     }
     const credential = choice.credential;

@@ -12,7 +12,7 @@ export type ModelProviderSettings = {
   readonly environmentBaseUrls: Readonly<Record<string, string>>;
   /**
    * `SERVICE_PLAYGROUND_ALLOWED_BASE_URLS`: the only base URLs the playground may call, when not
-   * empty; empty refuses link-local and cloud metadata addresses only (outboundUrlRule.ts).
+   * empty; empty refuses link-local and cloud metadata addresses only (domain/playground/playgroundUrlRule.ts).
    */
   readonly allowedBaseUrls: readonly string[];
 };

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors.ts';
 import { FilterError, MAX_FILTER_LENGTH, parseFilter } from '../filters/filterSyntax.ts';
+import { outboundRefusal, outboundUrlProblem } from '../base/outboundUrl.ts';
 import { storableText } from '../base/storableText.ts';
 import {
   ALERT_METRICS,
@@ -16,7 +17,7 @@ import {
   THRESHOLD_OPS,
   type ThresholdOp,
 } from './alertRule.ts';
-import { destinationUrlProblem } from './destinationAddress.ts';
+import { alertDestinationRule } from './alertDestinationRule.ts';
 
 /**
  * A destination as sent, its credential in plaintext: a webhook's secret (null: keep the one stored
@@ -111,8 +112,10 @@ const destinations = (v: unknown, limits: AlertRuleLimits): DestinationInput[] =
     // A Slack URL is a credential the API never shows again: a rule read and sent back has none (keep the stored one).
     if (type === 'slack' && (d.url === undefined || d.url === null)) return { type, url: null };
     const raw = text(`${at}.url`, d.url, 2048, true)!;
-    const problem = destinationUrlProblem(raw, limits.allowedUrls);
-    if (problem !== null) throw alertRuleInvalid(`${at}.url`, problem);
+    const rule = alertDestinationRule(limits.allowedUrls);
+    const problem = outboundUrlProblem(raw, rule);
+    // Not repeating the URL: a Slack URL is a credential, and refusals may be logged.
+    if (problem !== null) throw alertRuleInvalid(`${at}.url`, outboundRefusal(rule, problem));
     // Kept as the URL parser spells it (`HTTP://Host/a/../b` is `http://host/b`): what was checked is what is called.
     const url = new URL(raw).href;
     if (type === 'slack') return { type, url };

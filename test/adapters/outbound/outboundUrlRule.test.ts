@@ -1,17 +1,23 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkOutboundUrl, type OutboundRefusal, parseAllowedUrls } from '../../../adapters/outbound/outboundUrlRule.ts';
+import { checkOutboundUrl, type OutboundRefusal } from '../../../adapters/outbound/outboundUrlRule.ts';
+import { alertDestinationRule } from '../../../domain/alerts/alertDestinationRule.ts';
+import { parseAllowedUrls } from '../../../domain/base/outboundUrl.ts';
+import { playgroundUrlRule } from '../../../domain/playground/playgroundUrlRule.ts';
 import { loadConfig } from '../../../ops/config.ts';
 
 /**
- * Which URLs the server may call (a playground base URL, a webhook): metadata addresses never by
- * default, an operator's list when set. The playground answers a refusal as a 403 (playgroundChat.test.ts).
+ * The one rule for URLs the server calls because a user chose them (domain/base/outboundUrl.ts),
+ * as its two callers use it: a playground base URL (metadata addresses never by default, an
+ * operator's list when set; answered 403, playgroundChat.test.ts) and an alert destination (public
+ * addresses only unless listed; answered 422 naming the field, alertRoutes.test.ts).
  */
 const test = suite('outbound URL rule');
 
-const PLAYGROUND = 'SERVICE_PLAYGROUND_ALLOWED_BASE_URLS';
 const refusal = (baseUrl: string, allowed: readonly string[] = []): Promise<OutboundRefusal | null> =>
-  checkOutboundUrl(baseUrl, { allowed, setting: PLAYGROUND }, 'body.base_url');
+  checkOutboundUrl(baseUrl, playgroundUrlRule(allowed), 'body.base_url');
+const alertRefusal = (url: string, allowed: readonly string[] = []): Promise<OutboundRefusal | null> =>
+  checkOutboundUrl(url, alertDestinationRule(allowed), 'body.destinations.0.url');
 
 test('given no list, link-local and cloud metadata addresses are refused naming the setting', async () => {
   for (const url of [
@@ -76,11 +82,46 @@ test('the setting is read from the environment, and a value that is not URLs is 
   assert.throws(() => loadConfig({ SERVICE_PLAYGROUND_ALLOWED_BASE_URLS: 'ftp://x, nope' }), /SERVICE_PLAYGROUND_ALLOWED_BASE_URLS/);
 });
 
-test('another caller (a webhook) gets the same rule under its own setting and field name', async () => {
-  const rule = { allowed: [], setting: 'SERVICE_ALERT_WEBHOOK_ALLOWED_URLS' };
-  const refused = await checkOutboundUrl('http://169.254.169.254/hook', rule, 'body.url');
-  assert.match(refused!.message, /^body\.url: "http:\/\/169\.254\.169\.254\/hook" is not allowed: .*SERVICE_ALERT_WEBHOOK_ALLOWED_URLS\.$/);
-  assert.is(await checkOutboundUrl('http://10.0.0.7:9000/hook', rule, 'body.url'), null);
+test('given an alert destination, every inward address is refused however spelled, naming SERVICE_ALERTS_ALLOWED_URLS', async () => {
+  for (const url of [
+    'http://127.0.0.1:8080/hook',
+    'http://2130706433/hook',
+    'http://0x7f.1/hook',
+    'http://[::ffff:127.0.0.1]/hook',
+    'http://0.0.0.0/hook',
+    'http://[::1]/hook',
+    'http://10.1.2.3/hook',
+    'http://172.16.0.1/hook',
+    'http://192.168.1.1/hook',
+    'http://100.64.0.1/hook',
+    'http://[fc00::1]/hook',
+    'http://localhost/hook',
+    'http://printer.local/hook',
+    'http://169.254.169.254/latest',
+    'http://metadata.google.internal/x',
+  ]) {
+    const e = await alertRefusal(url);
+    assert.ok(e, `${url} is refused`);
+    assert.match(e!.message, /^body\.destinations\.0\.url: ".*" is not allowed: .*SERVICE_ALERTS_ALLOWED_URLS\.$/);
+    assert.not.match(e!.why, /hook|latest/, 'why names no URL (a Slack URL is a credential)');
+  }
+  assert.match((await alertRefusal('http://127.0.0.1/'))!.why, /loopback, private or link-local/);
+  assert.match((await alertRefusal('ftp://a.example.com/'))!.why, /not an http/);
+});
+
+test('given an alert destination, public addresses are called, and a listed inward URL (any spelling) too', async () => {
+  assert.is(await alertRefusal('https://93.184.215.14/hook'), null);
+  assert.is(await alertRefusal('https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hook'), null);
+  const allowed = (parseAllowedUrls('http://127.0.0.1:9000/') as { urls: string[] }).urls;
+  assert.is(await alertRefusal('http://127.0.0.1:9000/hook', allowed), null);
+  assert.is(await alertRefusal('http://2130706433:9000/hook', allowed), null);
+  assert.ok(await alertRefusal('http://127.0.0.1:9001/hook', allowed), 'another port is not listed');
+  assert.is(await alertRefusal('https://93.184.215.14/hook', allowed), null, 'a list exempts; it does not close the public internet');
+});
+
+test('given a local name, an alert destination is refused and a playground base URL is not (a model on localhost)', async () => {
+  assert.match((await alertRefusal('http://localhost.:8080/'))!.why, /loopback, private or link-local/);
+  assert.is(await refusal('http://localhost:8080/v1'), null);
 });
 
 test.run();

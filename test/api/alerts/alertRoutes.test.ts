@@ -198,7 +198,7 @@ test('PATCH keeps the Slack URL it does not send (a rule read and sent back, or 
     json: { destinations: [{ type: 'slack', url: 'http://10.0.0.7/services/x' }] },
   });
   assert.is(inward.status, 422);
-  assert.match(inward.body.detail, /^body\.destinations\.0\.url: is a loopback/);
+  assert.match(inward.body.detail, /^body\.destinations\.0\.url: is not allowed: it is a loopback/);
   assert.not.ok(leaks((await wholeLog(ctx.server.store)).map((e) => e.data)), 'a credential is in the log in plaintext');
 });
 
@@ -217,29 +217,41 @@ const refusals: [string, Record<string, unknown>, RegExp][] = [
   ['a threshold missing', { condition: { op: '>' } }, /^body\.condition\.threshold: is required/],
   ['no condition', { condition: undefined }, /^body\.condition: is required/],
   ['annotation_score without a name', { metric: 'annotation_score' }, /^body\.annotation_name: is required/],
-  ['a file: URL', { destinations: [{ type: 'slack', url: 'file:///etc/passwd' }] }, /^body\.destinations\.0\.url: must be an http/],
-  ['a loopback URL', { destinations: [{ type: 'slack', url: 'http://127.0.0.1:8080/' }] }, /^body\.destinations\.0\.url: is a loopback/],
+  [
+    'a file: URL',
+    { destinations: [{ type: 'slack', url: 'file:///etc/passwd' }] },
+    /^body\.destinations\.0\.url: is not allowed: it is not an http/,
+  ],
+  [
+    'a loopback URL',
+    { destinations: [{ type: 'slack', url: 'http://127.0.0.1:8080/' }] },
+    /^body\.destinations\.0\.url: is not allowed: it is a loopback/,
+  ],
   [
     'a metadata URL',
     { destinations: [{ type: 'slack', url: 'http://169.254.169.254/latest' }] },
-    /^body\.destinations\.0\.url: is a loopback/,
+    /^body\.destinations\.0\.url: is not allowed: it is a link-local or cloud metadata address\. An operator can allow it with SERVICE_ALERTS_ALLOWED_URLS\.$/,
   ],
   [
     'a loopback spelled as a number',
     { destinations: [{ type: 'slack', url: 'http://2130706433:8080/' }] },
-    /^body\.destinations\.0\.url: is a loopback/,
+    /^body\.destinations\.0\.url: is not allowed: it is a loopback/,
   ],
   [
     'a loopback as IPv4-mapped IPv6',
     { destinations: [{ type: 'slack', url: 'http://[::ffff:127.0.0.1]/' }] },
-    /^body\.destinations\.0\.url: is a loopback/,
+    /^body\.destinations\.0\.url: is not allowed: it is a loopback/,
   ],
   [
     'a private network address',
     { destinations: [{ type: 'slack', url: 'https://10.1.2.3/hook' }] },
-    /^body\.destinations\.0\.url: is a loopback/,
+    /^body\.destinations\.0\.url: is not allowed: it is a loopback/,
   ],
-  ['a private URL by name', { destinations: [{ type: 'slack', url: 'http://localhost/' }] }, /^body\.destinations\.0\.url: is a loopback/],
+  [
+    'a private URL by name',
+    { destinations: [{ type: 'slack', url: 'http://localhost/' }] },
+    /^body\.destinations\.0\.url: is not allowed: it is a loopback/,
+  ],
   ['a Slack destination without its URL', { destinations: [{ type: 'slack' }] }, /^body\.destinations\.0\.url: is required/],
   [
     'a webhook without a secret',

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canonicalBaseUrl } from '../../../domain/playground/canonicalBaseUrl.ts';
+import { canonicalBaseUrl } from '../../../domain/base/outboundUrl.ts';
 import { type CredentialRequest, chooseCredential } from '../../../domain/playground/playgroundCredential.ts';
 import { type PlaygroundProvider, playgroundProvider } from '../../../domain/playground/playgroundProvider.ts';
 
