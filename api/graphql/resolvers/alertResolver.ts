@@ -85,6 +85,31 @@ export class AlertRuleMutations {
     return alertRuleOf(row);
   }
 
+  @Mutation(() => AlertRule, {
+    description: 'Changes a rule: the fields given replace the stored ones (as PATCH /v1/projects/{id}/alerts/{alert_id})',
+  })
+  @Requires('write')
+  async patchAlertRule(
+    @Ctx() ctx: GraphqlContext,
+    @Arg('id', () => ID) id: string,
+    @Arg('rule', () => String, { description: 'The fields to change as JSON, as PATCH /v1/projects/{id}/alerts/{alert_id} takes them' })
+    rule: string,
+  ): Promise<AlertRule> {
+    const stored = await findAlertRule(ctx.deps.pool, id);
+    if (stored === null) throw gqlError('alert_not_found', `Alert rule not found: ${JSON.stringify(id)}`, 404);
+    const sealed = sealDestinations(
+      ctx.deps.identity.keyring,
+      id,
+      alertRuleFromJson(parsed(rule), limitsOf(ctx), stored.rule),
+      stored.rule,
+    );
+    const result = await changeAlert(ctx.deps.store, { type: 'ChangeAlertRule', alertId: id, rule: sealed }, ctx.command);
+    await ctx.settle(result.position);
+    const row = await findAlertRule(ctx.deps.pool, id);
+    if (row === null) throw gqlError('alert_not_found', `Alert rule not found: ${JSON.stringify(id)}`, 404);
+    return alertRuleOf(row);
+  }
+
   @Mutation(() => DeletionPayload)
   @Requires('write')
   async deleteAlertRule(@Ctx() ctx: GraphqlContext, @Arg('id', () => ID) id: string): Promise<DeletionPayload> {

@@ -275,7 +275,7 @@ for (const [what, change, detail] of refusals) {
   });
 }
 
-test('GraphQL: a project lists its rules for a viewer; a member creates and deletes one; a viewer may not', async (ctx) => {
+test('GraphQL: a project lists its rules for a viewer; a member creates, patches and deletes one; a viewer may not', async (ctx) => {
   const gql = (as: Credentials, query: string, variables: Record<string, unknown> = {}) =>
     callAs(ctx.server, 'POST', '/graphql', { as, json: { query, variables } });
   const projects = await callAs(ctx.server, 'GET', '/v1/projects', { as: ctx.viewer });
@@ -310,6 +310,27 @@ test('GraphQL: a project lists its rules for a viewer; a member creates and dele
   assert.is(listed.body.errors, undefined, JSON.stringify(listed.body.errors));
   assert.ok(listed.body.data.node.alertRules.some((r: { id: string }) => r.id === rule.id));
   assert.not.ok(leaks(listed.body));
+  const patch = `mutation($id: ID!, $r: String!) { patchAlertRule(id: $id, rule: $r) { id name windowSeconds metric destinations { type urlSet secretSet } } }`;
+  const notAllowed = await gql(ctx.viewer, patch, { id: rule.id, r: JSON.stringify({ name: 'Renamed' }) });
+  assert.is(notAllowed.body.errors?.[0]?.extensions?.status, 403, JSON.stringify(notAllowed.body));
+  const patched = await gql(ctx.member, patch, { id: rule.id, r: JSON.stringify({ name: 'Renamed', window_seconds: 60 }) });
+  assert.is(patched.body.errors, undefined, JSON.stringify(patched.body.errors));
+  // The fields not given keep their value, the sealed credentials included.
+  assert.equal(patched.body.data.patchAlertRule, {
+    id: rule.id,
+    name: 'Renamed',
+    windowSeconds: 60,
+    metric: 'error_rate',
+    destinations: [
+      { type: 'webhook', urlSet: true, secretSet: true },
+      { type: 'slack', urlSet: true, secretSet: false },
+    ],
+  });
+  const badPatch = await gql(ctx.member, patch, { id: rule.id, r: JSON.stringify({ window_seconds: 0 }) });
+  assert.match(badPatch.body.errors?.[0]?.message ?? '', /window_seconds: must be at least 10/);
+  const missing = await gql(ctx.member, patch, { id: 'no-such-rule', r: '{}' });
+  assert.is(missing.body.errors?.[0]?.extensions?.status, 404, JSON.stringify(missing.body));
+  assert.not.ok(leaks(patched.body));
   const deleted = await gql(ctx.member, `mutation($id: ID!) { deleteAlertRule(id: $id) { deletedIds } }`, { id: rule.id });
   assert.equal(deleted.body.data?.deleteAlertRule?.deletedIds, [rule.id], JSON.stringify(deleted.body));
 });
