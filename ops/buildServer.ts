@@ -25,6 +25,8 @@ import { createLagMonitor } from '../projections/projectionLag.ts';
 import { createExportDecoder } from '../ingest/exportDecoder.ts';
 import type { SpanSink } from '../ingest/spanSink.ts';
 import { allProjections } from '../projections/allProjections.ts';
+import { ensureTracingLayout } from '../projections/tracing/tracingLayout.ts';
+import { isTracingPartition } from '../projections/tracing/tracingPartitions.ts';
 import { sealedSecretValues } from '../projections/secrets/secretValueQueries.ts';
 import type { LiveModel } from '../projections/liveModel.ts';
 import { migrate } from '../projections/migrate.ts';
@@ -39,7 +41,7 @@ import { startWalCheckpoints } from './database/walCheckpoints.ts';
 import { bootstrapIdentity } from './bootstrapIdentity.ts';
 import { createCodeSandbox } from '../domain/evaluators/codeSandbox.ts';
 import { ensureProject } from '../domain/projects/ensureProject.ts';
-import type { Config } from './config.ts';
+import { tracingPartitionCount, type Config } from './config.ts';
 import { createIdentity } from './createIdentity.ts';
 import { awaitEventLog } from './awaitEventLog.ts';
 import { createConfiguredEventStore } from './createConfiguredEventStore.ts';
@@ -120,10 +122,13 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
     // (docs/ARCHITECTURE.md, "Running several processes"). PGlite is one process by nature.
     const label = ownerLabel(process.pid, hostname());
     const lease = database.kind === 'postgres' ? createReadModelLease(database.pool, { label }) : undefined;
+    // The tracing read model in partitions (SERVICE_TRACING_PARTITIONS): tables laid out for the count first.
+    const tracingPartitions = tracingPartitionCount(config.database);
+    await ensureTracingLayout(database.pool, tracingPartitions);
     const runner = createProjectionRunner({
       store,
       pool: database.pool,
-      projections: allProjections(),
+      projections: allProjections(tracingPartitions),
       liveModels,
       logger,
       lease,
@@ -185,7 +190,7 @@ export const buildServer = async (config: Config, options: BuildOptions = {}): P
       // PGlite is one session: a step of 250 spans holds it (the projection and every query wait)
       // for about a sixth of a second of CPU.
       chunk: database.kind === 'pglite' ? 250 : 1000,
-      busy: () => lag.current().some((l) => l.name === 'tracing' && l.events > 0),
+      busy: () => lag.current().some((l) => isTracingPartition(l.name) && l.events > 0),
       onError: (error) => logger.warn({ err: error }, 'span search indexing failed; retrying'),
     });
     spanSearch.start();

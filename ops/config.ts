@@ -8,6 +8,7 @@ import { PLAYGROUND_PROVIDERS } from '../domain/playground/playgroundProvider.ts
 import { isValidEmail, normaliseEmail } from '../domain/identity/email.ts';
 import { readLdap } from './config/ldapConfig.ts';
 import { readOAuth2Providers } from './config/oauth2Config.ts';
+import { MAX_TRACING_PARTITIONS } from '../projections/tracing/tracingPartitions.ts';
 
 /**
  * Every `SERVICE_*` variable, read and validated once. This is the only module that reads the
@@ -65,7 +66,22 @@ export interface DatabaseConfig {
   readonly sqlDatabaseUrl: string | null;
   /** EventStoreDB / KurrentDB connection string, or null to keep the log in SQL. */
   readonly eventStoreUrl: string | null;
+  /**
+   * In how many partitions the tracing read model is applied (projections/tracing/tracingPartitions.ts),
+   * as SERVICE_TRACING_PARTITIONS sets it; null: the default for the database (`tracingPartitionCount`).
+   */
+  readonly tracingPartitions: number | null;
 }
+
+/**
+ * Partitions of the tracing read model when SERVICE_TRACING_PARTITIONS is not set: on PostgreSQL
+ * enough that two processes (or two database backends of one) apply spans at once (BENCHMARKS.md
+ * §24); embedded PGlite is one session, where more than one only adds statements.
+ */
+export const DEFAULT_POSTGRES_TRACING_PARTITIONS = 2;
+
+export const tracingPartitionCount = (database: DatabaseConfig): number =>
+  database.tracingPartitions ?? (database.sqlDatabaseUrl ? DEFAULT_POSTGRES_TRACING_PARTITIONS : 1);
 
 export interface AdminEntry {
   readonly username: string;
@@ -570,6 +586,16 @@ export const loadConfig = (env: Env = process.env): Config => {
       EVENTSTORE_URL_SCHEMES,
       'an EventStoreDB/KurrentDB connection string (esdb://, esdb+discover://, kurrentdb://, kurrentdb+discover://, kdb://, kdb+discover://)',
     ),
+    tracingPartitions:
+      env.SERVICE_TRACING_PARTITIONS === undefined || env.SERVICE_TRACING_PARTITIONS.trim() === ''
+        ? null
+        : r.integer(
+            'SERVICE_TRACING_PARTITIONS',
+            1,
+            1,
+            MAX_TRACING_PARTITIONS,
+            `must be a whole number from 1 to ${MAX_TRACING_PARTITIONS}`,
+          ),
   };
 
   const auth = readAuth(r, env);

@@ -11,14 +11,18 @@ import { promptsProjection } from './prompts/promptsProjection.ts';
 import { traceRetentionPoliciesProjection } from './retention/traceRetentionPoliciesProjection.ts';
 import { savedFiltersProjection } from './savedFilters/savedFiltersProjection.ts';
 import { secretsProjection } from './secrets/secretsProjection.ts';
-import { tracingProjection } from './tracing/tracingProjection.ts';
+import { tracingPartitions } from './tracing/tracingProjection.ts';
 
-/** Every read model the server keeps, in the order their migrations apply. Each declares the events it reads itself. */
-export const allProjections = (): Projection[] => [
+/**
+ * Every read model the server keeps, in the order their migrations apply. Each declares the events
+ * it reads itself. The tracing read model comes as `tracingPartitionCount` partitions
+ * (SERVICE_TRACING_PARTITIONS): `tracing`, `tracing.1`, … (their migrations are partition 0's).
+ */
+export const allProjections = (tracingPartitionCount = 1): Projection[] => [
   usersProjection,
   apiKeysProjection,
   secretsProjection,
-  tracingProjection,
+  ...tracingPartitions(tracingPartitionCount),
   annotationsProjection,
   promptsProjection,
   datasetsProjection,

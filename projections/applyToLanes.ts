@@ -2,9 +2,10 @@ import { sql } from 'slonik';
 import type { StoredEvent } from '../domain/eventstore/types.ts';
 import { comparePosition } from '../domain/eventstore/types.ts';
 import { foldSkipDecisions, PROJECTION_DECISIONS_STREAM } from '../domain/operations/projectionEventSkipped.ts';
-import { clearStop, describeStop, isConnectionProblem, recordStop, stopAt } from './projectionStop.ts';
+import { clearStop, describeStop, isConnectionProblem, isTransientConflict, recordStop, stopAt } from './projectionStop.ts';
 import { after, applyBatch } from './readModelCheckpoints.ts';
 import { type Lane, type RunnerCore, skipRuleOf } from './readModelLane.ts';
+import { passable } from './readModelPartitions.ts';
 
 /**
  * How a batch reaches the read models, and the stop row when one cannot take it: all together in
@@ -36,8 +37,9 @@ const applyTo = async (core: RunnerCore, targets: readonly Lane[], events: reado
   }
 };
 
-/** A lost connection is not the event's fault: rethrow it so the whole loop retries later. */
+/** A lost connection (or a deadlock between partitions) is not the event's fault: rethrow it so the whole loop retries later. */
 const rethrowIfDatabaseDown = async (core: RunnerCore, error: unknown) => {
+  if (isTransientConflict(error)) throw error;
   if (!isConnectionProblem(error)) return;
   const reachable = await core.pool.oneFirst(sql.unsafe`SELECT 1`).then(
     () => true,
@@ -109,13 +111,55 @@ export const applyTogether = async (core: RunnerCore, targets: readonly Lane[], 
   }
 };
 
+/**
+ * Applies `events` to the given read models: the plain ones together in one transaction
+ * (`applyTogether`), each partition of a partitioned read model in a transaction of its own, all
+ * at once (several database backends work while this process renders the next rows), and only as
+ * far as its group lets it (`passable`). Returns how many events the lanes moved past at most.
+ */
+export const applyLanes = async (core: RunnerCore, targets: readonly Lane[], events: readonly StoredEvent[]): Promise<number> => {
+  const plain = targets.filter((l) => !l.projection.partition);
+  const parts = targets.filter((l) => l.projection.partition);
+  let moved = plain.length > 0 ? events.length : 0;
+  const applyPart = async (lane: Lane) => {
+    const cut = await passable(core, lane, events);
+    if (cut.length === 0) return;
+    await applyTogether(core, [lane], cut);
+    moved = Math.max(moved, cut.length);
+  };
+  // With a barrier in the batch, partition 0 goes first: the others can then pass it in this step.
+  const barrier = parts.some((l) => events.some(l.projection.partition!.barrier));
+  const leaders = barrier ? parts.filter((l) => l.projection.partition!.index === 0) : [];
+  const settle = async (work: Promise<void>[]) => {
+    // Every transaction ends before the step does (a rejected one must not leave another running).
+    const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  };
+  await settle([applyTogether(core, plain, events), ...leaders.map(applyPart)]);
+  await settle(parts.filter((l) => !leaders.includes(l)).map(applyPart));
+  return moved;
+};
+
+/**
+ * The pack's batch when partitions are in it: up to the first barrier (excluded), or, when the
+ * batch starts with one, up to the next. So the pack's partitions all wait at a barrier together
+ * and pass it together in the next step (`applyLanes`), and stay one pack sharing one read.
+ */
+export const packBatch = (pack: readonly Lane[], events: readonly StoredEvent[]): readonly StoredEvent[] => {
+  const barriers = pack.flatMap((l) => (l.projection.partition ? [l.projection.partition.barrier] : []));
+  if (barriers.length === 0) return events;
+  const isBarrier = (e: StoredEvent) => barriers.some((b) => b(e));
+  const at = events.findIndex((e, i) => i > 0 && isBarrier(e));
+  return at < 0 ? events : events.slice(0, at);
+};
+
 /** Tries the stopped read models whose pause is over, each from its own checkpoint (it is behind the others). */
 export const retryDue = async (core: RunnerCore): Promise<void> => {
   for (const lane of core.lanes) {
     if (!lane.owned || !lane.stop || !lane.backoff.due()) continue;
     const was = lane.stop;
     await refreshSkips(core);
-    const events = await core.read(lane.checkpoint);
+    const events = await passable(core, lane, await core.read(lane.checkpoint));
     if (!(await advance(core, lane, events))) continue;
     // The record first: whoever sees it running in memory also finds the record gone.
     await clearStop(core.pool, lane.projection.name);

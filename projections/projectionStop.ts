@@ -60,6 +60,19 @@ export const isConnectionProblem = (error: unknown): boolean => {
   return false;
 };
 
+/**
+ * A deadlock or serialization failure: two partitions of one read model (or a partition and a
+ * reactor) met on shared rows and the database picked this transaction to give way. Nothing is
+ * wrong with the event: the runner tries the batch again as a whole.
+ */
+export const isTransientConflict = (error: unknown): boolean => {
+  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 5; e = e.cause as ErrorLike | undefined, depth++) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (code === '40P01' || code === '40001') return true;
+  }
+  return false;
+};
+
 export const stopAt = (projection: string, event: StoredEvent, error: unknown, now = new Date()): ProjectionStop => ({
   projection,
   event: { id: event.id, stream: event.stream, type: event.type, position: positionToString(event.position) },

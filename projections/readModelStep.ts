@@ -2,7 +2,7 @@ import { sql } from 'slonik';
 import type { Position } from '../domain/eventstore/types.ts';
 import { comparePosition, positionToString, START } from '../domain/eventstore/types.ts';
 import { foldSkipDecisions } from '../domain/operations/projectionEventSkipped.ts';
-import { applyTogether, refreshSkips, retryDue } from './applyToLanes.ts';
+import { applyLanes, packBatch, refreshSkips, retryDue } from './applyToLanes.ts';
 import { describeStop, stopFromRow } from './projectionStop.ts';
 import { earliest, ensureCheckpoints, readCheckpointRows } from './readModelCheckpoints.ts';
 import { type Lane, nameOf, type RunnerCore } from './readModelLane.ts';
@@ -21,13 +21,13 @@ export const step = async (core: RunnerCore, follow: () => Promise<void>): Promi
   await syncOwnership(core);
   const { lanes, liveModels } = core;
   const pack = lanes.filter((l) => l.owned && !l.stop && comparePosition(l.checkpoint, core.readPosition) >= 0);
-  const events = liveModels.length > 0 || pack.length > 0 ? await core.read(core.readPosition) : [];
+  const events = packBatch(pack, liveModels.length > 0 || pack.length > 0 ? await core.read(core.readPosition) : []);
   if (events.length > 0) {
     // A skip decision just taken (by an operator, possibly in another process): try at once.
     const decided = foldSkipDecisions(events);
     foldSkipDecisions(events, core.skips);
     for (const lane of lanes) if (lane.stop && decided.has(lane.projection.name)) lane.backoff.retryNow();
-    await applyTogether(core, pack, events);
+    await applyLanes(core, pack, events);
     for (const model of liveModels) model.apply(events);
     core.readPosition = events[events.length - 1]!.position;
   }
@@ -40,8 +40,8 @@ export const step = async (core: RunnerCore, follow: () => Promise<void>): Promi
   }
   for (const group of behind.values()) {
     const own = await core.read(group[0]!.checkpoint);
-    caughtUp += own.length;
-    await applyTogether(core, group, own);
+    // Only what was applied counts: a partition waiting at a barrier must not spin the loop.
+    caughtUp += await applyLanes(core, group, packBatch(group, own));
   }
   await retryDue(core);
   await follow();

@@ -36,6 +36,15 @@ export const rebuildProjection = async (
     readonly storeInTransaction?: (tx: DatabaseTransactionConnection) => EventStore;
     readonly onProgress?: (p: RebuildProgress) => void;
     readonly batchSize?: number;
+    /**
+     * The other partitions of a partitioned read model (projection.ts): their checkpoint rows are
+     * locked for the last stretch and the swap too (none of them applies meanwhile), and
+     * `afterSwap` lays the rebuilt tables out for them (all at the rebuilt position).
+     */
+    readonly partitions?: {
+      readonly names: readonly string[];
+      readonly afterSwap: (tx: DatabaseTransactionConnection, at: Position) => Promise<void>;
+    };
   } = {},
 ): Promise<{ applied: number }> => {
   const onProgress = options.onProgress ?? (() => undefined);
@@ -100,7 +109,11 @@ export const rebuildProjection = async (
       onProgress({ projection: projection.name, applied, phase: 'swapping' });
       await ensureCheckpoints(pool, [projection.name]);
       await pool.transaction(async (tx) => {
-        await tx.query(sql.unsafe`SELECT 1 FROM projection_checkpoints WHERE name = ${projection.name} FOR UPDATE`);
+        await tx.query(sql.unsafe`
+          SELECT 1 FROM projection_checkpoints WHERE name = ANY(${sql.array(
+            [projection.name, ...(options.partitions?.names ?? [])],
+            'text',
+          )}) ORDER BY name FOR UPDATE`);
         await replay(tx);
         await tx.query(sql.unsafe`SET LOCAL search_path TO public`);
         for (const table of projection.tables) {
@@ -120,6 +133,7 @@ export const rebuildProjection = async (
             stopped_error = NULL, stopped_since = NULL
           WHERE name = ${projection.name}`);
         await tx.query(sql.unsafe`DELETE FROM projection_checkpoints WHERE name = ${scratch.name}`);
+        await options.partitions?.afterSwap(tx, position);
         await tx.query(rawSql(`DROP SCHEMA ${schema} CASCADE`));
       });
       onProgress({ projection: projection.name, applied, phase: 'done' });

@@ -2,6 +2,10 @@ import { START } from '../../domain/eventstore/types.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { readModelOwners } from '../../projections/readModelLease.ts';
 import { rebuildProjection, RebuildStoppedError } from '../../projections/rebuildProjection.ts';
+import { layOutRebuiltTracing } from '../../projections/tracing/tracingLayout.ts';
+import { isTracingPartition, TRACING } from '../../projections/tracing/tracingPartitions.ts';
+import { tracingProjection } from '../../projections/tracing/tracingProjection.ts';
+import { tracingPartitionCount } from '../config.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
@@ -15,11 +19,18 @@ import type { CommandRun } from './command.ts';
  */
 export const run: CommandRun = async (config, args) => {
   const wanted = args[0];
-  const projections = allProjections().filter((p) => !wanted || p.name === wanted);
+  const partitions = tracingPartitionCount(config.database);
+  // A partitioned read model is rebuilt whole, by its first partition's name (`tracing`).
+  const projections = allProjections(partitions).filter((p) => (!wanted || p.name === wanted) && !p.partition?.index);
+  if (wanted && isTracingPartition(wanted) && wanted !== TRACING) {
+    process.stderr.write(`${wanted} is a partition of the tracing read model: rebuild it whole with "loupe projections rebuild tracing"\n`);
+    return 2;
+  }
   if (wanted && projections.length === 0) {
     process.stderr.write(
       `unknown projection "${wanted}"; known: ${
-        allProjections()
+        allProjections(partitions)
+          .filter((p) => !p.partition?.index)
           .map((p) => p.name)
           .join(', ') || '(none)'
       }\n`,
@@ -44,8 +55,11 @@ export const run: CommandRun = async (config, args) => {
           `${projection.name}: ${owner} keeps serving and applying it until the swap, then continues on the rebuilt tables\n`,
         );
       let last = 0;
-      const rebuilt = rebuildProjection(log.database.pool, log.store, projection, {
+      // Replayed in one chain (row ids do not depend on the partitioning), then laid out for every partition.
+      const group = projection.partition;
+      const rebuilt = rebuildProjection(log.database.pool, log.store, group ? tracingProjection : projection, {
         storeInTransaction: log.storeInTransaction,
+        ...(group ? { partitions: { names: group.names.slice(1), afterSwap: (tx, at) => layOutRebuiltTracing(tx, group.count, at) } } : {}),
         onProgress: (p) => {
           if (p.phase === 'replaying' && Date.now() - last < 1000) return;
           last = Date.now();

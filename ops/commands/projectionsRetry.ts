@@ -4,6 +4,7 @@ import { createProjectionRunner } from '../../projections/projectionRunner.ts';
 import { projectionStatus } from '../../projections/projectionStatus.ts';
 import { describeStop } from '../../projections/projectionStop.ts';
 import { createReadModelLease, ownerLabel, readModelOwners } from '../../projections/readModelLease.ts';
+import { tracingPartitionCount } from '../config.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
@@ -18,10 +19,10 @@ import type { CommandRun } from './command.ts';
  */
 export const run: CommandRun = async (config, args) => {
   const name = args[0]!;
-  const projection = allProjections().find((p) => p.name === name);
+  const projection = allProjections(tracingPartitionCount(config.database)).find((p) => p.name === name);
   if (!projection) {
     process.stderr.write(
-      `unknown projection "${name}"; known: ${allProjections()
+      `unknown projection "${name}"; known: ${allProjections(tracingPartitionCount(config.database))
         .map((p) => p.name)
         .join(', ')}\n`,
     );

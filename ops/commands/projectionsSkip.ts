@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { positionFromString } from '../../domain/eventstore/types.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { recordSkipDecision, SkipRefusedError } from '../../projections/recordSkipDecision.ts';
+import { tracingPartitionCount } from '../config.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
@@ -17,9 +18,9 @@ export const run: CommandRun = async (config, args) => {
     allowPositionals: true,
   });
   const name = positionals[0]!;
-  if (!allProjections().some((p) => p.name === name)) {
+  if (!allProjections(tracingPartitionCount(config.database)).some((p) => p.name === name)) {
     process.stderr.write(
-      `unknown projection "${name}"; known: ${allProjections()
+      `unknown projection "${name}"; known: ${allProjections(tracingPartitionCount(config.database))
         .map((p) => p.name)
         .join(', ')}\n`,
     );

@@ -3,6 +3,7 @@ import { positionFromString } from '../../domain/eventstore/types.ts';
 import { lagAfter } from '../../projections/projectionLag.ts';
 import { projectionStatus } from '../../projections/projectionStatus.ts';
 import { readModelOwners } from '../../projections/readModelLease.ts';
+import { tracingPartitionCount } from '../config.ts';
 import { openEventLog } from '../openEventLog.ts';
 import type { CommandRun } from './command.ts';
 
@@ -18,7 +19,7 @@ export const run: CommandRun = async (config) => {
     const rows = await projectionStatus(
       log.database.pool,
       log.store,
-      allProjections().map((p) => p.name),
+      allProjections(tracingPartitionCount(config.database)).map((p) => p.name),
     );
     const owners =
       log.database.kind === 'postgres'

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { EvaluationTarget } from '../../domain/evaluators/events.ts';
 import type { JsonObject } from '../../domain/base/jsonValue.ts';
 import { filterConditions } from '../filters/filterConditions.ts';
+import { settledRowid } from '../tracing/tracingPartitions.ts';
 
 /**
  * What the evaluation reactor and worker read of the tracing read model: which targets of a
@@ -11,16 +12,26 @@ import { filterConditions } from '../filters/filterConditions.ts';
  */
 const TABLES: Record<
   EvaluationTarget,
-  { table: FragmentSqlToken; alias: 's' | 't'; idColumn: FragmentSqlToken; subject: 'span' | 'trace' | 'session' }
+  {
+    table: FragmentSqlToken;
+    alias: 's' | 't';
+    idColumn: FragmentSqlToken;
+    subject: 'span' | 'trace' | 'session';
+    kind: 'span' | 'trace' | 'session';
+  }
 > = {
-  SPAN: { table: sql.fragment`spans s`, alias: 's', idColumn: sql.fragment`s.span_id`, subject: 'span' },
-  TRACE: { table: sql.fragment`traces t`, alias: 't', idColumn: sql.fragment`t.trace_id`, subject: 'trace' },
-  SESSION: { table: sql.fragment`sessions s`, alias: 's', idColumn: sql.fragment`s.session_id`, subject: 'session' },
+  SPAN: { table: sql.fragment`spans s`, alias: 's', idColumn: sql.fragment`s.span_id`, subject: 'span', kind: 'span' },
+  TRACE: { table: sql.fragment`traces t`, alias: 't', idColumn: sql.fragment`t.trace_id`, subject: 'trace', kind: 'trace' },
+  SESSION: { table: sql.fragment`sessions s`, alias: 's', idColumn: sql.fragment`s.session_id`, subject: 'session', kind: 'session' },
 };
 
 const projectRowid = (projectId: string) => sql.fragment`(SELECT id FROM projects WHERE project_id = ${projectId})`;
 
-/** The last row id of the next window of at most `size` rows of the project after `after`; null when there are none. */
+/**
+ * The last row id of the next window of at most `size` rows of the project after `after`; null when
+ * there are none. Only settled rows (tracingPartitions.ts): a tracing partition may still commit
+ * rows below the highest id stored, and a window passed is never looked at again.
+ */
 export const nextWindowEnd = async (
   db: CommonQueryMethods,
   q: { readonly target: EvaluationTarget; readonly projectId: string; readonly after: number; readonly size: number },
@@ -30,6 +41,7 @@ export const nextWindowEnd = async (
   const end = await db.maybeOneFirst(sql.type(z.object({ last: z.bigint().nullable() }))`
     SELECT max(w.id) AS last FROM (
       SELECT ${a}.id FROM ${t.table} WHERE ${a}.project_id = ${projectRowid(q.projectId)} AND ${a}.id > ${q.after}
+        AND ${a}.id <= ${settledRowid(t.kind)}
       ORDER BY ${a}.id LIMIT ${q.size}) w`);
   return end === null ? null : Number(end);
 };

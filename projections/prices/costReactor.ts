@@ -53,7 +53,7 @@ const modelNamesOf = async (tx: DatabaseTransactionConnection, patterns: readonl
  * `chunkSize` LLM spans it reaches, by row id, priced again with the prices the read model holds
  * now, their traces and sessions summed again. Returns false when there was no job.
  *
- * The chunk runs holding the tracing read model's checkpoint row, as the projector's every
+ * The chunk runs holding the tracing read model's checkpoint rows (each partition's), as the projector's every
  * batch does: so it never interleaves with a batch (whose trace sums it would otherwise
  * overwrite with sums missing the batch's spans, or the reverse), yet ingest waits at most one
  * chunk. Spans the projector inserts meanwhile are priced by it with the same prices. Repeating
@@ -61,7 +61,9 @@ const modelNamesOf = async (tx: DatabaseTransactionConnection, patterns: readonl
  */
 export const workOffCostJob = async (pool: DatabasePool, chunkSize = 1000): Promise<boolean> =>
   pool.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT 1 FROM projection_checkpoints WHERE name = 'tracing' FOR UPDATE`);
+    // Every partition's row (tracingPartitions.ts), in name order as a rebuild takes them.
+    await tx.query(sql.unsafe`
+      SELECT 1 FROM projection_checkpoints WHERE name = 'tracing' OR name ~ '^tracing\.[0-9]+$' ORDER BY name FOR UPDATE`);
     const next = await tx.maybeOne(sql.type(job)`
       SELECT id, to_json(from_time)#>>'{}' AS from_time, patterns, model_names, after_span FROM cost_jobs ORDER BY id LIMIT 1`);
     if (next === null) return false;

@@ -8,6 +8,8 @@ import { storableBatch } from '../../domain/tracing/storable.ts';
 import { withOpenInference } from '../../domain/tracing/openInferenceFromGenAi.ts';
 import type { IdAllocator } from './idAllocator.ts';
 import { insertRows } from './insertRows.ts';
+import { proposeSessions, type SessionRow } from './proposeSessions.ts';
+import { partitionOfTrace } from './tracingPartitions.ts';
 import { recomputeSessions, recomputeTraces } from './recompute.ts';
 import { adjustTraceRollup } from '../metrics/traceRollup.ts';
 import { copyFromStdin } from '../copyFromStdin.ts';
@@ -17,7 +19,6 @@ import { ensureSpanPartitions } from './spanPartitions.ts';
 
 type TraceCandidate = { readonly id: number; readonly traceId: string; readonly projectId: number };
 type SessionCandidate = { readonly id: number; readonly sessionId: string; readonly traceId: string };
-type SessionRow = { id: number; session_id: string; project_id: number; start_time: string; end_time: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -54,14 +55,6 @@ const TRACE_COLUMNS = [
   ['cost_total', 'float8'],
 ] as const satisfies readonly (readonly [keyof TraceRow, string])[];
 
-const SESSION_COLUMNS = [
-  ['id', 'int8'],
-  ['session_id', 'text'],
-  ['project_id', 'int8'],
-  ['start_time', 'timestamptz'],
-  ['end_time', 'timestamptz'],
-] as const satisfies readonly (readonly [keyof SessionRow, string])[];
-
 const storedTrace = z.object({
   id: z.bigint(),
   trace_id: z.string(),
@@ -71,23 +64,55 @@ const storedTrace = z.object({
   end_time: z.string(),
 });
 
-/** What applying these events needs that no database does: the storable batches, every span rendered. */
+/** What applying these events needs that no database does: the storable batches, this partition's spans rendered. */
 export type PreparedSpans = {
   /** The events' ids: each span row names the event it came from (erasure finds it by that). */
   readonly eventIds: readonly string[];
-  readonly batches: readonly (SpansIngestedData & { readonly erased: readonly ErasedSpan[] })[];
-  readonly rendered: readonly (readonly RenderedSpan[])[];
+  readonly batches: readonly StoredBatch[];
+  /** Per batch, per span: rendered when its trace is this partition's, null otherwise. */
+  readonly rendered: readonly (readonly (RenderedSpan | null)[])[];
+};
+
+type StoredBatch = SpansIngestedData & { readonly erased: readonly ErasedSpan[] };
+
+/** Which traces' rows this projector writes (tracingPartitions.ts): all of them with one partition. */
+export type SpanPartition = { readonly index: number; readonly count: number };
+
+export const WHOLE_LOG: SpanPartition = { index: 0, count: 1 };
+
+/**
+ * The storable batch of an event, worked out once per event object: the partitions of one process
+ * share the events of one read, and each needs every span's trace and session (for the ids).
+ */
+const storedBatches = new WeakMap<StoredEvent, StoredBatch>();
+const storedBatchOnce = (event: StoredEvent & SpansIngested): StoredBatch => {
+  let batch = storedBatches.get(event);
+  if (batch === undefined) {
+    batch = storedBatch(event);
+    storedBatches.set(event, batch);
+  }
+  return batch;
 };
 
 /**
  * The CPU-bound half of applying spans (normalising, rendering attributes, JSON), apart from the
  * database half so the projector can run it for the next events while Postgres writes the rows
  * of these (`applySpansIngested`'s `whileWriting`). Pure: it allocates no ids; LLM spans are priced
- * with `prices` (the prices the log holds before these events).
+ * with `prices` (the prices the log holds before these events). Only the spans of `partition`'s
+ * traces are rendered.
  */
-export const prepareSpans = (events: readonly (StoredEvent & SpansIngested)[], prices: PriceBook): PreparedSpans => {
-  const batches = events.map(storedBatch);
-  return { eventIds: events.map((e) => e.id), batches, rendered: batches.map((b) => b.spans.map((span) => renderSpan(span, prices))) };
+export const prepareSpans = (
+  events: readonly (StoredEvent & SpansIngested)[],
+  prices: PriceBook,
+  partition: SpanPartition = WHOLE_LOG,
+): PreparedSpans => {
+  const batches = events.map(storedBatchOnce);
+  const mine = (traceId: string) => partitionOfTrace(traceId, partition.count) === partition.index;
+  return {
+    eventIds: events.map((e) => e.id),
+    batches,
+    rendered: batches.map((b) => b.spans.map((span) => (mine(span.traceId) ? renderSpan(span, prices) : null))),
+  };
 };
 
 /**
@@ -130,16 +155,22 @@ export const applySpansIngested = async (
     const eventSessions = new Map<string, number>();
     const traceSession = new Map<string, string>();
     // Spans removed from the event since (erasedSpans.ts) take their ids and their place in the
-    // order as they did live, so every remaining row gets the same id; they build no row.
-    for (const slot of spanSlots(rendered[b]!, batch.erased)) {
-      const span = slot.span?.span ?? slot.erased!;
+    // order as they did live, so every remaining row gets the same id; they build no row. Spans
+    // of other partitions' traces take their ids too and build no row here.
+    const renderedHere = rendered[b]!;
+    for (const slot of spanSlots(
+      batch.spans.map((_, k) => k),
+      batch.erased,
+    )) {
+      const mine = slot.erased ? null : renderedHere[slot.span]!;
+      const span = slot.erased ?? batch.spans[slot.span]!;
       if (!eventTraces.has(span.traceId)) {
         eventTraces.add(span.traceId);
         const id = ids.next('trace');
         if (!traceCandidates.has(span.traceId)) traceCandidates.set(span.traceId, { id, traceId: span.traceId, projectId: project });
       }
       const id = ids.next('span');
-      if (slot.span) pending.push({ id, rendered: slot.span, sourceEvent: eventIds[b]! });
+      if (mine) pending.push({ id, rendered: mine, sourceEvent: eventIds[b]! });
       if (span.sessionId !== null && !traceSession.has(span.traceId)) {
         traceSession.set(span.traceId, span.sessionId);
         if (!eventSessions.has(span.sessionId)) eventSessions.set(span.sessionId, ids.next('session'));
@@ -193,17 +224,14 @@ export const applySpansIngested = async (
     .filter((c) => newTraces.has(c.traceId) || storedTraces.get(c.traceId)?.session_id === null)
     .sort((a, b) => a.id - b.id);
   const sessionRowids = new Map<string, number>();
-  const newSessions: SessionRow[] = [];
   if (links.length > 0) {
-    const storedSessions = await tx.any(sql.type(z.object({ id: z.bigint(), session_id: z.string() }))`
-      SELECT id, session_id FROM sessions WHERE session_id = ANY(${sql.array([...new Set(links.map((c) => c.sessionId))], 'text')})`);
-    for (const s of storedSessions) sessionRowids.set(s.session_id, Number(s.id));
+    // The earliest candidate of each session (links are in id order, i.e. log order).
+    const proposals = new Map<string, SessionRow>();
     for (const c of links) {
-      if (sessionRowids.has(c.sessionId)) continue;
-      sessionRowids.set(c.sessionId, c.id);
+      if (proposals.has(c.sessionId)) continue;
       const trace = newTraces.get(c.traceId) ?? storedTraces.get(c.traceId)!;
       // Placeholder times: recomputeSessions below sets them from the session's traces.
-      newSessions.push({
+      proposals.set(c.sessionId, {
         id: c.id,
         session_id: c.sessionId,
         project_id: Number(trace.project_id),
@@ -211,6 +239,7 @@ export const applySpansIngested = async (
         end_time: trace.end_time,
       });
     }
+    for (const [sessionId, id] of await proposeSessions(tx, [...proposals.values()])) sessionRowids.set(sessionId, id);
   }
   const sessionsToRecompute = new Set<number>();
   const relinked: { id: number; session_id: number }[] = [];
@@ -222,7 +251,6 @@ export const applySpansIngested = async (
     else relinked.push({ id: Number(storedTraces.get(c.traceId)!.id), session_id: session });
   }
 
-  await insertRows(tx, 'sessions', SESSION_COLUMNS, newSessions);
   await insertRows(tx, 'traces', TRACE_COLUMNS, [...newTraces.values()]);
   if (newTraces.size > 0)
     await adjustTraceRollup(

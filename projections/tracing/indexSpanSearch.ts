@@ -1,6 +1,7 @@
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { spanWords } from './spanTextSearch.ts';
+import { settledRowid } from './tracingPartitions.ts';
 
 /** Advisory lock class of an indexing transaction: several processes on one database index one at a time. */
 const SPAN_SEARCH_LOCK = 7305033;
@@ -15,8 +16,9 @@ export type SpanSearchStep = {
 /**
  * Writes the search words (`spanTextSearch.ts`) of up to `limit` spans that have none yet, oldest
  * first, in one transaction. The spans above the highest indexed row id are exactly those: the
- * tracing projection is the only writer of span rows, one transaction at a time, and hands out
- * their ids in log order, so a snapshot sees every span up to some id and none after. A deleted
+ * tracing projection is the only writer of span rows and hands out their ids in log order, and
+ * only settled ids are taken (tracingPartitions.ts: partitions commit in any order), so a
+ * snapshot sees every span up to that id that will ever have it. A deleted
  * span takes its words with it (ON DELETE CASCADE); when that was the highest, the spans above it
  * are read again and their rows are left as they are. A span deleted while this step reads it
  * fails the step (the foreign key): the next step no longer sees it. When another process is
@@ -30,7 +32,7 @@ export const indexSpanSearch = async (pool: DatabasePool, limit: number): Promis
     const indexed = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
       WITH next AS (
         SELECT s.id, s.start_time, ${spanWords('s')} AS words FROM spans s
-        WHERE s.id > (SELECT coalesce(max(span_rowid), 0) FROM span_search)
+        WHERE s.id > (SELECT coalesce(max(span_rowid), 0) FROM span_search) AND s.id <= ${settledRowid('span')}
         ORDER BY s.id LIMIT ${limit}
       ), written AS (
         INSERT INTO span_search (span_rowid, span_start, words) SELECT id, start_time, words FROM next
@@ -44,7 +46,7 @@ export const indexSpanSearch = async (pool: DatabasePool, limit: number): Promis
 export const spanSearchProgress = async (pool: DatabasePool): Promise<{ readonly indexed: number; readonly newest: number }> =>
   pool.one(sql.type(z.object({ indexed: z.number(), newest: z.number() }))`
     SELECT (SELECT coalesce(max(span_rowid), 0) FROM span_search)::float8 AS indexed,
-      (SELECT coalesce(max(id), 0) FROM spans)::float8 AS newest`);
+      least((SELECT coalesce(max(id), 0) FROM spans), ${settledRowid('span')})::float8 AS newest`);
 
 /** Whether spans wait for their words (a cheap look at the two primary keys). */
 export const spanSearchPending = async (pool: DatabasePool): Promise<boolean> => {

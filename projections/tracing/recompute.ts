@@ -51,6 +51,10 @@ export const recomputeTraces = async (tx: DatabaseTransactionConnection, traceRo
 export const recomputeSessions = async (tx: DatabaseTransactionConnection, sessionRowids: readonly number[]): Promise<void> => {
   if (sessionRowids.length === 0) return;
   const ids = idList(sessionRowids);
+  // Locked first, read after: tracing partitions link traces to one session concurrently, and
+  // each statement below then sees every link committed before the lock was granted (the last
+  // partition to commit sums them all).
+  await tx.query(sql.unsafe`SELECT 1 FROM sessions WHERE id = ANY(${ids}) ORDER BY id FOR UPDATE`);
   await tx.query(sql.unsafe`
     DELETE FROM sessions s WHERE s.id = ANY(${ids}) AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.session_id = s.id)`);
   await tx.query(sql.unsafe`

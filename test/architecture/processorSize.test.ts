@@ -22,6 +22,7 @@ const PARTS = [
   'projections/applyToLanes.ts',
   'projections/readModelOwnership.ts',
   'projections/readModelStep.ts',
+  'projections/readModelPartitions.ts',
   'projections/readYourWrites.ts',
 ].filter((f) => f.endsWith('.ts'));
 
