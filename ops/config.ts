@@ -76,7 +76,7 @@ export interface DatabaseConfig {
 /**
  * Partitions of the tracing read model when SERVICE_TRACING_PARTITIONS is not set: on PostgreSQL
  * enough that two processes (or two database backends of one) apply spans at once (BENCHMARKS.md
- * §24); embedded PGlite is one session, where more than one only adds statements.
+ * §26); embedded PGlite is one session, where more than one only adds statements.
  */
 export const DEFAULT_POSTGRES_TRACING_PARTITIONS = 2;
 
