@@ -29,11 +29,13 @@ test('given no variables, then every default applies', () => {
     otlpBodyTimeoutSeconds: 60,
     otlpMinBodyBytesPerSecond: 16 * 1024,
     otlpMaxProjectionLagSeconds: 4,
+    checkResponses: false,
   });
   assert.equal(config.database, {
     workingDir: '/home/someone/.loupe',
     sqlDatabaseUrl: null,
     eventStoreUrl: null,
+    tracingPartitions: null,
   });
   assert.is(config.log.level, 'info');
   assert.is(config.projects.defaultName, 'default');
@@ -68,6 +70,13 @@ test('the result is frozen all the way down', () => {
 test('given SERVICE_PORT=abc, then one problem names the variable and the rule', () => {
   const lines = problemsOf({ SERVICE_PORT: 'abc' });
   assert.equal(lines, ['SERVICE_PORT: must be an integer from 1 to 65535 (or 0 for any free port) (got "abc")']);
+});
+
+test('SERVICE_TRACING_PARTITIONS: a count of partitions is taken; zero, fractions and words are problems', () => {
+  assert.is(loadConfig({ HOME: '/h', SERVICE_TRACING_PARTITIONS: '4' }).database.tracingPartitions, 4);
+  for (const bad of ['0', '1.5', 'many']) {
+    hasProblem(problemsOf({ SERVICE_TRACING_PARTITIONS: bad }), 'SERVICE_TRACING_PARTITIONS: must be a whole number from 1 to 64');
+  }
 });
 
 test('ports: out of range, fractional and clashing values are problems; 0 means any free port', () => {
