@@ -29,10 +29,13 @@ test('an admin creates a policy for a project; Project.traceRetentionPolicy and 
 }) => {
   const created = dataOf(await gql(server, CREATE, { input: { name: 'week', maxDays: 7, addProjects: [projectId] } }, admin))
     .createProjectTraceRetentionPolicy.node;
+  const { lastRun, ...rest } = created;
   assert.equal(
-    { ...created, id: typeof created.id },
-    { id: 'string', name: 'week', maxDays: 7, maxTraces: null, projects: { edges: [{ node: { name: 'shop' } }] }, lastRun: null },
+    { ...rest, id: typeof created.id },
+    { id: 'string', name: 'week', maxDays: 7, maxTraces: null, projects: { edges: [{ node: { name: 'shop' } }] } },
   );
+  // The retention reactor, woken by the policy's own event, may already have run it once.
+  assert.ok(lastRun === null || !Number.isNaN(Date.parse(lastRun.ranAt)), `lastRun ${JSON.stringify(lastRun)}`);
   const read = dataOf(
     await gql(
       server,
