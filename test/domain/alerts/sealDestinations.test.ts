@@ -76,10 +76,7 @@ test('a new Slack destination without its URL is refused naming destinations.N.u
   refused(() => sealed({ ...rule, destinations: [{ type: 'slack' }] }), /^destinations\.0\.url: is required/);
   const stored = sealed(rule);
   refused(() => sealed({ destinations: [{ type: 'slack' }, { type: 'slack' }] }, stored), /^destinations\.1\.url: is required/);
-  refused(
-    () => sealed({ destinations: [{ type: 'slack', url: 'http://127.0.0.1:9/hook' }] }, stored),
-    /^destinations\.0\.url: .*loopback/,
-  );
+  refused(() => sealed({ destinations: [{ type: 'slack', url: 'http://127.0.0.1:9/hook' }] }, stored), /^destinations\.0\.url: .*loopback/);
   refused(() => sealed({ destinations: [{ type: 'slack', url: '' }] }, stored), /^destinations\.0\.url: must not be empty/);
 });
 
