@@ -74,11 +74,13 @@ export interface DatabaseConfig {
 }
 
 /**
- * Partitions of the tracing read model when SERVICE_TRACING_PARTITIONS is not set: on PostgreSQL
- * enough that two processes (or two database backends of one) apply spans at once (BENCHMARKS.md
- * §26); embedded PGlite is one session, where more than one only adds statements.
+ * Partitions of the tracing read model when SERVICE_TRACING_PARTITIONS is not set: one, on either
+ * backend, for now. Partitions are opt-in until a quiet bench:ingest shows what a count gains
+ * (BENCHMARKS.md §26) and `loupe projections retry` of one partition stopped at a shared event
+ * works (with 2, it waited for its siblings and timed out); embedded PGlite is one session, where
+ * more than one only adds statements.
  */
-export const DEFAULT_POSTGRES_TRACING_PARTITIONS = 2;
+export const DEFAULT_POSTGRES_TRACING_PARTITIONS = 1;
 
 export const tracingPartitionCount = (database: DatabaseConfig): number =>
   database.tracingPartitions ?? (database.sqlDatabaseUrl ? DEFAULT_POSTGRES_TRACING_PARTITIONS : 1);

@@ -77,7 +77,10 @@ test('when the process that runs the projections is SIGKILLed under load, the ot
     servers.push(
       ...(await Promise.all(
         dirs.map((dir) =>
-          startServerProcess({ env: { SERVICE_WORKING_DIR: dir, SERVICE_SQL_DATABASE_URL: scratch.url }, startTimeoutMs: 90_000 }),
+          startServerProcess({
+            env: { SERVICE_WORKING_DIR: dir, SERVICE_SQL_DATABASE_URL: scratch.url, SERVICE_TRACING_PARTITIONS: '2' },
+            startTimeoutMs: 90_000,
+          }),
         ),
       )),
     );
